@@ -1,0 +1,234 @@
+"""JSON text exactly as taguru writes and reads it.
+
+taguru serializes with serde_json, whose float text differs from Python's ``repr``: positional
+notation for doubles with decimal exponent -5..15 (``0.00001``, ``1e+16``, ``1e-6``), and
+32-bit floats written as their own shortest decimal (``0.28768212``, not the widened double).
+Its parser is serde_json's fast one, which is not correctly rounded. Specification:
+``evaluate-run.md`` §7.1 and ``thresholds-and-compare.md`` Appendix N.
+"""
+
+import json
+import math
+import struct
+from decimal import Decimal
+from typing import Any
+
+_POW10 = [float(f"1e{k}") for k in range(309)]
+_U64_MAX = 2**64 - 1
+
+
+class Float32(float):
+    """A float that holds a 32-bit value and is written as the shortest 32-bit decimal."""
+
+    __slots__ = ()
+
+
+F32_FIELD = "taguru:f32"
+"""Annotation marker: a model field holding a 32-bit float (``Annotated[float, F32_FIELD]``)."""
+
+WRITE_NULL = "taguru:write-null"
+"""Annotation marker: an optional model field written as ``null`` rather than left out."""
+
+
+def to_f32(value: float) -> float:
+    """Round to the nearest 32-bit float; beyond the 32-bit range the result is ±infinity."""
+    if not math.isfinite(value):
+        return value
+    try:
+        narrowed: float = struct.unpack("<f", struct.pack("<f", value))[0]
+    except OverflowError:
+        return math.copysign(math.inf, value)
+    return narrowed
+
+
+def _render(negative: bool, digits: str, exponent: int, low: int, high: int) -> str:
+    """Write ``d₁.d₂…dₖ × 10^exponent`` positionally when ``low ≤ exponent ≤ high``."""
+    if low <= exponent <= high:
+        if exponent >= len(digits) - 1:
+            body = digits + "0" * (exponent - len(digits) + 1) + ".0"
+        elif exponent >= 0:
+            body = digits[: exponent + 1] + "." + digits[exponent + 1 :]
+        else:
+            body = "0." + "0" * (-exponent - 1) + digits
+    else:
+        mantissa = digits[0] + ("." + digits[1:] if len(digits) > 1 else "")
+        body = f"{mantissa}e{'+' if exponent >= 0 else '-'}{abs(exponent)}"
+    return ("-" if negative else "") + body
+
+
+def _digits_of(text: str) -> tuple[str, int]:
+    """Shortest digits and scientific exponent of a positive decimal text."""
+    _, digit_tuple, exp = Decimal(text).normalize().as_tuple()
+    digits = "".join(map(str, digit_tuple))
+    assert isinstance(exp, int)
+    return digits, len(digits) - 1 + exp
+
+
+def format_f64(value: float) -> str:
+    """serde_json's text for a double: shortest round-trip digits, positional for e in -5..15."""
+    if not math.isfinite(value):
+        return "null"
+    if value == 0.0:
+        return "-0.0" if math.copysign(1.0, value) < 0 else "0.0"
+    digits, exponent = _digits_of(repr(abs(value)))
+    return _render(value < 0, digits, exponent, -5, 15)
+
+
+def shortest_f32_digits(value: float) -> str:
+    """The shortest decimal (scientific text) that reads back as the same 32-bit float.
+
+    Among equally short candidates the one closest to the exact value wins, as in Rust's
+    shortest-float formatting.
+    """
+    target = to_f32(abs(value))
+    for precision in range(9):
+        rounded = f"{target:.{precision}e}"
+        mantissa, _, exp_text = rounded.partition("e")
+        scaled = int(mantissa.replace(".", ""))
+        exp = int(exp_text) - precision
+        fits = [
+            candidate
+            for candidate in (scaled, scaled - 1, scaled + 1)
+            if candidate > 0 and to_f32(float(f"{candidate}e{exp}")) == target
+        ]
+        if fits:
+            best = min(fits, key=lambda c: abs(Decimal(f"{c}e{exp}") - Decimal(target)))
+            return f"{best}e{exp}"
+    return repr(target)
+
+
+def format_f32(value: float) -> str:
+    """The text of a 32-bit float field (``score``, ``floor``): positional for e in -6..12."""
+    value = to_f32(value)
+    if not math.isfinite(value):
+        return "null"
+    if value == 0.0:
+        return "-0.0" if math.copysign(1.0, value) < 0 else "0.0"
+    digits, exponent = _digits_of(shortest_f32_digits(value))
+    return _render(value < 0, digits, exponent, -6, 12)
+
+
+def format_plain(value: float) -> str:
+    """Rust's ``{}`` for a float: shortest round-trip, positional, no trailing ``.0``."""
+    if math.isnan(value):
+        return "NaN"
+    if math.isinf(value):
+        return "inf" if value > 0 else "-inf"
+    digits, exponent = _digits_of(repr(abs(value))) if value != 0.0 else ("0", 0)
+    text = _render(value < 0 or math.copysign(1.0, value) < 0, digits, exponent, -400, 400)
+    return text.removesuffix(".0")
+
+
+def parse_serde_float(text: str) -> float:
+    """serde_json's default (not correctly rounded) float parser, bit for bit.
+
+    Use as ``json.loads(text, parse_float=parse_serde_float)``; see Appendix N.2.
+    """
+    negative = text.startswith("-")
+    body = text[1:] if negative else text
+    mantissa, _, exp_text = body.replace("E", "e").partition("e")
+    int_part, _, frac_part = mantissa.partition(".")
+    significand, exp, overflowed = 0, 0, False
+    for ch in int_part:
+        if not overflowed and significand * 10 + int(ch) <= _U64_MAX:
+            significand = significand * 10 + int(ch)
+        else:
+            overflowed = True
+            exp += 1
+    for ch in frac_part:
+        if significand * 10 + int(ch) > _U64_MAX:
+            break
+        significand = significand * 10 + int(ch)
+        exp -= 1
+    if exp_text:
+        exp += int(exp_text)
+    result = float(significand)
+    while True:
+        if abs(exp) <= 308:
+            if exp >= 0:
+                result *= _POW10[exp]
+                if math.isinf(result):
+                    raise ValueError("number out of range")
+            else:
+                result /= _POW10[-exp]
+            break
+        if result == 0.0:
+            break
+        if exp > 0:
+            raise ValueError("number out of range")
+        result /= 1e308
+        exp += 308
+    return -result if negative else result
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not valid JSON")
+
+
+def loads_serde(text: str | bytes) -> Any:
+    """Parse JSON as taguru does: serde floats, ``NaN``/``Infinity`` refused."""
+    return json.loads(text, parse_float=parse_serde_float, parse_constant=_reject_constant)
+
+
+def _scalar(value: Any) -> str:
+    if value is None:
+        return "null"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if isinstance(value, Float32):
+        return format_f32(value)
+    if isinstance(value, float):
+        return format_f64(value)
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)
+    raise TypeError(f"cannot write {type(value).__name__} as JSON")
+
+
+def _pretty(value: Any, pad: str, out: list[str]) -> None:
+    inner = pad + "  "
+    if isinstance(value, dict):
+        if not value:
+            out.append("{}")
+            return
+        out.append("{\n")
+        for index, (key, item) in enumerate(value.items()):
+            out.append(f"{inner}{json.dumps(key, ensure_ascii=False)}: ")
+            _pretty(item, inner, out)
+            out.append(",\n" if index < len(value) - 1 else "\n")
+        out.append(pad + "}")
+    elif isinstance(value, list | tuple):
+        if not value:
+            out.append("[]")
+            return
+        out.append("[\n")
+        for index, item in enumerate(value):
+            out.append(inner)
+            _pretty(item, inner, out)
+            out.append(",\n" if index < len(value) - 1 else "\n")
+        out.append(pad + "]")
+    else:
+        out.append(_scalar(value))
+
+
+def dumps_pretty(value: Any) -> str:
+    """serde_json's ``to_string_pretty``: two-space indent, raw UTF-8, no trailing newline."""
+    out: list[str] = []
+    _pretty(value, "", out)
+    return "".join(out)
+
+
+def dumps_compact(value: Any) -> str:
+    """serde_json's ``to_string``: no whitespace at all, raw UTF-8 (one JSONL line)."""
+    if isinstance(value, dict):
+        return "{" + ",".join(
+            f"{json.dumps(k, ensure_ascii=False)}:{dumps_compact(v)}" for k, v in value.items()
+        ) + "}"
+    if isinstance(value, list | tuple):
+        return "[" + ",".join(dumps_compact(v) for v in value) + "]"
+    return _scalar(value)
+
+

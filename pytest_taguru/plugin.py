@@ -1,0 +1,1 @@
+"""pytest hooks for pytest-taguru (inert until ``--taguru-eval`` is given)."""
