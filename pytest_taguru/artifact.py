@@ -15,12 +15,10 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from .jsonfmt import F32_FIELD, WRITE_NULL, Float32, dumps_pretty, loads_serde
-from .wire import ContextPlan, HitLanes
+from .wire import F32, ContextPlan, HitLanes
 
 ARTIFACT_VERSION = 1
 """The ``taguru_evaluation`` stamp this tool writes, and the highest version it reads."""
-
-F32 = Annotated[float, F32_FIELD]
 
 
 class ArtifactModel(BaseModel):

@@ -14,8 +14,12 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from .jsonfmt import F32_FIELD
+
 U32 = Annotated[int, Field(ge=0, le=2**32 - 1)]
 U64 = Annotated[int, Field(ge=0, le=2**64 - 1)]
+F32 = Annotated[float, F32_FIELD]
+"""A 32-bit float on the server (scores, floors): written back as the shortest f32 text."""
 
 
 class WireModel(BaseModel):
@@ -142,7 +146,7 @@ class LanePlan(WireModel):
 
     ran: bool
     reason: str | None = None
-    floor: float | None = None
+    floor: Annotated[float | None, F32_FIELD] = None
 
 
 class PlanLanes(WireModel):
@@ -171,7 +175,7 @@ class LaneRank(WireModel):
     """A hit's evidence from one lane: its 1-based rank and that lane's score."""
 
     rank: U64
-    score: float
+    score: F32
 
 
 class HitLanes(WireModel):
@@ -184,7 +188,7 @@ class SearchHit(WireModel):
 
     source: str
     paragraph: U32
-    score: float
+    score: F32
     text: str
     lanes: HitLanes
 

@@ -1,0 +1,37 @@
+"""The errors every layer raises when a run must end, each carrying its process exit status.
+
+The message is what the user reads (without the ``taguru: evaluate: `` prefix the caller
+adds); it never contains a bearer token or URL userinfo.
+"""
+
+from typing import ClassVar
+
+
+class TaguruError(Exception):
+    """A failure that ends the run; ``exit_code`` is the process exit status it maps to."""
+
+    exit_code: ClassVar[int] = 1
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class UsageError(TaguruError):
+    """A usage or input error (bad flag, eval.jsonl, thresholds or config file, URL): exit 2."""
+
+    exit_code: ClassVar[int] = 2
+
+
+class ConfigFileError(UsageError):
+    """An unreadable or malformed config file: exit 2.
+
+    taguru prints these with its generic prefix and suffix
+    (``taguru: <message> — try 'taguru --help'``) instead of the ``evaluate`` ones.
+    """
+
+
+class RunError(TaguruError):
+    """The run could not complete (health, context entry, sources walk, artifact write): exit 1."""
+
+    exit_code: ClassVar[int] = 1

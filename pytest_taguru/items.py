@@ -1,0 +1,52 @@
+"""pytest collection nodes: the eval file and one item per case.
+
+An item's ``runtest`` calls the lanes through the process's ``CaseRunner`` and keeps the scored
+case block; the block travels to the controller on the call report (``report.taguru_case``),
+so a plain run and a pytest-xdist run aggregate the same data.
+"""
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from _pytest._code.code import TerminalRepr
+
+from .artifact import CaseBlock
+from .dataset import EvalCase
+from .runner import RUNNER_KEY, CaseRegression
+
+
+class EvalFile(pytest.File):
+    """The ``--taguru-eval`` file: yields one ``CaseItem`` per case, in file order."""
+
+    def collect(self) -> Iterator["CaseItem"]:
+        runner = self.config.stash[RUNNER_KEY]
+        for case in runner.eval_set.cases:
+            yield CaseItem.from_parent(self, name=case.case_id, case=case)
+
+
+class CaseItem(pytest.Item):
+    """One eval case: its lanes run in ``runtest``; case-scoped bounds decide pass or fail."""
+
+    def __init__(self, *, case: EvalCase, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.case = case
+        self.block: CaseBlock | None = None
+
+    def runtest(self) -> None:
+        runner = self.config.stash[RUNNER_KEY]
+        self.block = runner.run_case(self.case)
+        self.user_properties.extend(runner.scalar_properties(self.block))
+        runner.check_case_bounds(self.case, self.block)
+
+    def repr_failure(
+        self,
+        excinfo: pytest.ExceptionInfo[BaseException],
+        style: Any = None,
+    ) -> str | TerminalRepr:
+        if isinstance(excinfo.value, CaseRegression):
+            return excinfo.value.drilldown
+        return super().repr_failure(excinfo, style=style)
+
+    def reportinfo(self) -> tuple[Any, int, str]:
+        return self.path, self.case.line - 1, f"taguru case {self.case.case_id}"

@@ -1,0 +1,70 @@
+"""The run summary printed after the artifact is written (``evaluate-run.md`` §8.2).
+
+Pure rendering of numbers computed elsewhere (``metrics.run_summary``); the threshold lines
+come from ``gate_report``. Lines keep taguru's own wording so logs read the same.
+"""
+
+from .artifact import Evaluation
+from .metrics import RunSummary
+
+
+def _mean(value: float | None, digits: int = 3) -> str:
+    return "n/a" if value is None else f"{value:.{digits}f}"
+
+
+def summary_lines(evaluation: Evaluation, summary: RunSummary) -> list[str]:
+    """§8.2 items 1–8: header, passage/structural counts, recall, cross-tab, citations,
+    diversity, the unstable-corpus warning, the partial-run warning and the ``wrote`` line.
+    """
+    inputs = evaluation.inputs
+    lines = [
+        f"taguru evaluate: {inputs.url} / context '{inputs.context}'",
+        f"  {summary.cases} case(s) — passage: {summary.passage_ok} ok, "
+        f"{summary.passage_failed} failed; structural lane ran on {summary.structural_cases} "
+        f"case(s) ({summary.ambiguous_positions} ambiguous, {summary.not_found_positions} "
+        "not-found position(s))",
+    ]
+    if summary.recall_cases:
+        lines.append(
+            f"  recall over {summary.recall_cases} case(s): mean recall@k "
+            f"{_mean(summary.mean_recall_at_k)}, mean MRR {_mean(summary.mean_mrr)}, "
+            f"mean nDCG {_mean(summary.mean_ndcg)}"
+        )
+    if summary.cross_tab_cases:
+        lines.append(
+            f"  lane cross-tab over {summary.cross_tab_cases} case(s) declaring both a "
+            "structural and a source expectation (passage lane completed): "
+            f"{summary.cross_tab_both} both, {summary.cross_tab_neither} neither"
+        )
+    if summary.citation_cases:
+        lines.append(
+            f"  citations over {summary.citation_cases} case(s): mean recall "
+            f"{_mean(summary.mean_citation_recall)}, mean locator validity "
+            f"{_mean(summary.mean_locator_validity)}"
+        )
+        lines += [
+            f"    invalid locator — reproduce with: POST /contexts/{inputs.context}/citations "
+            f'{{"source": "{hint.source}", "paragraph": {hint.paragraph}}}'
+            for hint in summary.invalid_locators
+        ]
+        if summary.more_invalid_locators:
+            lines.append(f"    ... and {summary.more_invalid_locators} more invalid locator(s)")
+    if summary.diversity_cases:
+        lines.append(
+            f"  diversity over {summary.diversity_cases} case(s): mean "
+            f"{_mean(summary.mean_diversity_sources, 1)} distinct source(s) in admitted evidence"
+        )
+    if not evaluation.corpus.stable:
+        lines.append(
+            "  WARNING: the context's revision changed during this run — a write landed "
+            "mid-run (corpus.revision_before != corpus.revision_after)"
+        )
+    lines += [f"  WARNING: {warning}" for warning in evaluation.warnings or []]
+    lines.append(f"  wrote {inputs.out}")
+    return lines
+
+
+REPORT_ONLY_NOTICE = (
+    "taguru: evaluate: no --taguru-thresholds given — this run is report-only: "
+    "no quality bound can fail it"
+)

@@ -1,0 +1,110 @@
+"""The per-process case runner: lanes, scoring and case-scoped bounds for one case at a time.
+
+Every pytest process (the controller of a plain run, or each pytest-xdist worker) holds one
+``CaseRunner`` in ``config.stash[RUNNER_KEY]``. It owns the process's HTTP client and is the
+only place where a case's network I/O happens.
+"""
+
+from dataclasses import dataclass, field
+
+import pytest
+
+from .artifact import CaseBlock, to_jsonable
+from .client import TaguruClient
+from .dataset import EvalCase, EvalSet
+from .drilldown import render_drilldown
+from .jsonfmt import dumps_compact
+from .lanes import run_lanes
+from .options import Settings
+from .scoring import build_case_block
+from .thresholds import Thresholds, case_violations
+
+
+class CaseRegression(Exception):
+    """A case broke a case-scoped bound; ``drilldown`` is the text the report shows."""
+
+    def __init__(self, drilldown: str) -> None:
+        super().__init__(drilldown)
+        self.drilldown = drilldown
+
+
+def scalar_scores(block: CaseBlock) -> list[tuple[str, float]]:
+    """A case's headline scores, for verbose output and JUnit XML ``<properties>``."""
+    scores: list[tuple[str, float]] = []
+    if block.recall is not None:
+        scores += [
+            ("recall_at_k", block.recall.recall_at_k),
+            ("mrr", block.recall.mrr),
+            ("ndcg", block.recall.ndcg),
+        ]
+    if block.coverage is not None:
+        for name in ("concepts", "labels", "associations"):
+            counts = getattr(block.coverage, name)
+            if counts is not None:
+                scores.append((f"coverage.{name}", counts.value))
+    if block.citations is not None:
+        scores += [
+            ("citations.recall", block.citations.recall.value),
+            ("citations.locator_validity", block.citations.validity.value),
+        ]
+    return scores
+
+
+@dataclass
+class CaseRunner:
+    """Runs cases against the server named by ``settings`` (one client per process)."""
+
+    settings: Settings
+    eval_set: EvalSet
+    thresholds: Thresholds | None
+    _client: TaguruClient | None = field(default=None, repr=False)
+
+    @property
+    def client(self) -> TaguruClient:
+        if self._client is None:
+            assert self.settings.base_url is not None, "the run has no server URL yet"
+            self._client = TaguruClient(self.settings.base_url, self.settings.token_value)
+        return self._client
+
+    def run_case(self, case: EvalCase) -> CaseBlock:
+        """Run the case's lanes in their fixed order and score them (server errors recorded)."""
+        lanes = run_lanes(self.client, self.settings.context, case)
+        return build_case_block(case, lanes)
+
+    def scalar_properties(self, block: CaseBlock) -> list[tuple[str, object]]:
+        """JUnit XML ``<properties>`` of a case: its scalar scores, never corpus text."""
+        return [(f"taguru.{name}", f"{value:.6f}") for name, value in scalar_scores(block)]
+
+    @staticmethod
+    def status_text(block: CaseBlock) -> str:
+        """The scores shown after PASSED/FAILED in verbose output."""
+        return ", ".join(f"{name} {value:.3f}" for name, value in scalar_scores(block))
+
+    @staticmethod
+    def block_json(block: CaseBlock) -> str:
+        """The case block as it travels to the controller (taguru's own JSON text)."""
+        return dumps_compact(to_jsonable(block))
+
+    def check_case_bounds(self, case: EvalCase, block: CaseBlock) -> None:
+        """Raise ``CaseRegression`` with the drill-down when a case-scoped bound is broken."""
+        if self.thresholds is None:
+            return
+        violations = case_violations(self.thresholds, block)
+        if violations:
+            raise CaseRegression(
+                render_drilldown(
+                    case=case,
+                    block=block,
+                    violations=violations,
+                    context=self.settings.context,
+                    eval_path=self.settings.eval_path,
+                )
+            )
+
+    def close(self) -> None:
+        if self._client is not None:
+            self._client.close()
+            self._client = None
+
+
+RUNNER_KEY = pytest.StashKey[CaseRunner]()

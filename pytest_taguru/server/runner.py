@@ -1,0 +1,142 @@
+"""Run the reference server in-process on a loopback port (uvicorn in a background thread).
+
+    with ReferenceServer.from_import_files(["corpus.ndjson"], token="s3cret") as server:
+        httpx.get(server.url + "/health")
+
+``start()`` returns once the socket accepts connections; ``stop()`` shuts uvicorn down and
+joins its thread. Automatic compaction runs as in taguru (every 5 s, dead ratio > 0.5)
+unless ``compaction=CompactionSettings(interval=None)`` is passed. The access log is off:
+request lines would carry context names, and the log must never carry corpus text or tokens.
+"""
+
+import socket
+import threading
+import time
+from collections.abc import Iterable
+from os import PathLike
+from types import TracebackType
+from typing import Self
+
+import uvicorn
+
+from pytest_taguru.server.app import create_app
+from pytest_taguru.server.compaction import CompactionSettings, Compactor
+from pytest_taguru.server.importer import apply_import, parse_import
+from pytest_taguru.server.store import Store
+from pytest_taguru.server.transport import DEFAULT_BODY_CAP
+
+START_TIMEOUT = 30.0
+
+
+class ImportFileError(Exception):
+    """A start-up import file that cannot be read or applied; names the file (and line)."""
+
+
+def load_import_files(store: Store, paths: Iterable[str | PathLike[str]]) -> None:
+    """Apply each NDJSON import file to ``store`` in order; refusals name the file."""
+    from pytest_taguru.server.errors import ApiError
+
+    for path in paths:
+        try:
+            with open(path, "rb") as handle:
+                raw = handle.read()
+            apply_import(store, parse_import(raw))
+        except OSError as exc:
+            raise ImportFileError(f"{path}: cannot read the import file: {exc.strerror}") from exc
+        except ApiError as exc:
+            raise ImportFileError(f"{path}: {exc.message}") from exc
+
+
+class ReferenceServer:
+    """One reference server on ``host``:``port`` (port 0 picks a free one)."""
+
+    def __init__(
+        self,
+        store: Store | None = None,
+        *,
+        token: str | None = None,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        body_cap: int = DEFAULT_BODY_CAP,
+        compaction: CompactionSettings | None = None,
+    ) -> None:
+        self.store = store if store is not None else Store()
+        self._compactor = Compactor(self.store, compaction or CompactionSettings())
+        tokens = [token.strip().encode()] if token and token.strip() else []
+        self._socket = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
+        self._socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self._socket.bind((host, port))
+        config = uvicorn.Config(
+            create_app(self.store, tokens, body_cap),
+            log_level="warning",
+            access_log=False,
+            lifespan="off",
+            server_header=False,
+        )
+        self._server = uvicorn.Server(config)
+        self._thread: threading.Thread | None = None
+        bound_host, bound_port = self._socket.getsockname()[:2]
+        self.host: str = bound_host
+        self.port: int = bound_port
+
+    @classmethod
+    def from_import_files(
+        cls,
+        paths: Iterable[str | PathLike[str]],
+        token: str | None = None,
+        *,
+        host: str = "127.0.0.1",
+        port: int = 0,
+    ) -> "ReferenceServer":
+        """A server whose store is populated from taguru NDJSON import files, in order."""
+        store = Store()
+        load_import_files(store, paths)
+        return cls(store, token=token, host=host, port=port)
+
+    @property
+    def address(self) -> str:
+        """``HOST:PORT`` as printed on the ``listening on`` line."""
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"{host}:{self.port}"
+
+    @property
+    def url(self) -> str:
+        """Base URL, e.g. ``http://127.0.0.1:53211``."""
+        return f"http://{self.address}"
+
+    def start(self) -> None:
+        """Serve in a daemon thread and wait until the socket accepts connections."""
+        if self._thread is not None:
+            return
+        self._socket.listen(128)
+        self._thread = threading.Thread(
+            target=self._server.run, kwargs={"sockets": [self._socket]}, daemon=True
+        )
+        self._thread.start()
+        deadline = time.monotonic() + START_TIMEOUT
+        while not self._server.started:
+            if not self._thread.is_alive() or time.monotonic() > deadline:
+                raise RuntimeError("the reference server did not start")
+            time.sleep(0.01)
+        self._compactor.start()
+
+    def stop(self) -> None:
+        """Ask uvicorn to exit, join its thread and close the socket."""
+        self._compactor.stop()
+        if self._thread is not None:
+            self._server.should_exit = True
+            self._thread.join()
+            self._thread = None
+        self._socket.close()
+
+    def __enter__(self) -> Self:
+        self.start()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.stop()

@@ -1,0 +1,505 @@
+"""The reference server's state: contexts behind one lock, with revisions and usage.
+
+Each public method is one HTTP operation's effect on the state, already validated by the
+request layer except for what needs the state itself (existence, aliases, conflicts).
+Counters follow server-wire §3.10; shapes follow §2. All methods hold ``Store.lock``, so
+concurrent requests (uvicorn threads, in-process callers) see whole operations only.
+"""
+
+import threading
+import time
+from bisect import bisect_right
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+from pytest_taguru.server.bm25 import Bm25Index
+from pytest_taguru.server.errors import ApiError, no_context
+from pytest_taguru.server.graph import Graph, MatchRow, Namespace, QueryCursor
+from pytest_taguru.server.passages import (
+    MarkerCounts,
+    PassageSubmission,
+    StoredPassage,
+    build_passage,
+)
+from pytest_taguru.wire import (
+    Association,
+    Attribution,
+    Citation,
+    ContextEntry,
+    EmbeddingsStatus,
+    Locator,
+    QueryPlan,
+    QueryResult,
+    ResolveCandidate,
+)
+
+MAX_CONTEXT_NAME_BYTES = 64
+MAX_DESCRIPTION_BYTES = 4096
+DEFAULT_DICE_FLOOR = 0.3
+GLOSSED_CANDIDATES = 8
+
+
+@dataclass(frozen=True)
+class ContextOptions:
+    """The create fields of ``PUT /contexts/{name}`` (floors already clamped to [0, 1])."""
+
+    description: str = ""
+    pinned: bool = False
+    dice_floor: float | None = None
+    semantic_floor: float | None = None
+
+
+@dataclass(frozen=True)
+class AssocOp:
+    """One association write, as validated from a body or an import line."""
+
+    subject: str
+    label: str
+    object: str
+    weight: float
+    source: str | None = None
+    paragraph: int | None = None
+
+
+@dataclass
+class Counters:
+    """``revision`` lanes and ``usage`` counters of one context (§3.10)."""
+
+    graph: int = 0
+    passages: int = 0
+    config: int = 0
+    reads: int = 0
+    empty_reads: int = 0
+    writes: int = 0
+    last_read_epoch: int = 0
+    last_write_epoch: int = 0
+
+
+@dataclass
+class Context:
+    """One context: metadata, graph, stored passages, BM25 index and counters."""
+
+    name: str
+    options: ContextOptions
+    graph: Graph = field(default_factory=Graph)
+    passages: dict[str, StoredPassage] = field(default_factory=dict)
+    bm25: Bm25Index = field(default_factory=Bm25Index)
+    counters: Counters = field(default_factory=Counters)
+    _sorted_sources: list[str] | None = None
+
+    def sorted_sources(self) -> list[str]:
+        """Stored passage sources in code-point (= UTF-8 byte) order, cached per write."""
+        if self._sorted_sources is None:
+            self._sorted_sources = sorted(self.passages)
+        return self._sorted_sources
+
+    def put_passage(self, source: str, passage: StoredPassage) -> None:
+        self.passages[source] = passage
+        self.bm25.set_source(source, list(passage.paragraphs), passage.questions)
+        self._sorted_sources = None
+
+    def drop_passage(self, source: str) -> bool:
+        if self.passages.pop(source, None) is None:
+            return False
+        self.bm25.remove_source(source)
+        self._sorted_sources = None
+        return True
+
+    def paragraph_count(self, source: str | None) -> int | None:
+        passage = self.passages.get(source) if source is not None else None
+        return len(passage.paragraphs) if passage is not None else None
+
+
+def page_after(ordered: Sequence[str], after: str | None, limit: int) -> list[str]:
+    """Keyset page: the first ``limit`` names strictly greater than ``after``."""
+    start = bisect_right(ordered, after) if after is not None else 0
+    return list(ordered[start : start + limit])
+
+
+class Store:
+    """All contexts of one server; ``clock`` yields unix seconds (injectable for tests)."""
+
+    def __init__(self, clock: Callable[[], int] | None = None) -> None:
+        self.lock = threading.RLock()
+        self.contexts: dict[str, Context] = {}
+        self._clock = clock or (lambda: int(time.time()))
+
+    def clear(self) -> None:
+        """Forget every context (test isolation on a long-lived server)."""
+        with self.lock:
+            self.contexts.clear()
+
+    def compact_worst(self, ratio: float) -> str | None:
+        """Compact the context with the worst dead ratio if it is strictly above ``ratio``.
+
+        taguru's flusher does this once per tick (§3.4); revisions and usage do not move.
+        Returns the compacted context's name.
+        """
+        with self.lock:
+            ratios = {name: c.graph.dead_ratio for name, c in self.contexts.items()}
+            worst = max(ratios, key=lambda name: ratios[name], default=None)
+            if worst is None or ratios[worst] <= ratio:
+                return None
+            self.contexts[worst].graph.compact()
+            return worst
+
+    def now(self) -> int:
+        return self._clock()
+
+    def context(self, name: str) -> Context:
+        """The named context, or 404 ``no_context``. Callers hold the lock."""
+        found = self.contexts.get(name)
+        if found is None:
+            raise no_context(name)
+        return found
+
+    @contextmanager
+    def reading(self, name: str) -> Iterator[Context]:
+        with self.lock:
+            yield self.context(name)
+
+    def note_read(self, context: Context, empty: bool) -> None:
+        context.counters.reads += 1
+        context.counters.empty_reads += int(empty)
+        context.counters.last_read_epoch = self.now()
+
+    def note_write(self, context: Context) -> None:
+        context.counters.writes += 1
+        context.counters.last_write_epoch = self.now()
+
+    # --- contexts -------------------------------------------------------------------------
+
+    def create(self, name: str, options: ContextOptions) -> None:
+        """``PUT /contexts/{name}``: caps, then the empty name, then existence (§2.3)."""
+        for what, value, cap in (
+            ("the context name", name, MAX_CONTEXT_NAME_BYTES),
+            ("the description", options.description, MAX_DESCRIPTION_BYTES),
+        ):
+            size = len(value.encode())
+            if size > cap:
+                raise ApiError(
+                    "invalid_argument",
+                    f"{what} is {size} bytes, over the {cap}-byte cap; nothing was applied",
+                )
+        if not name:
+            raise ApiError("invalid_argument", "the context name must not be empty")
+        with self.lock:
+            if name in self.contexts:
+                raise ApiError("already_exists", f"context '{name}' already exists")
+            self.contexts[name] = Context(name, options)
+
+    def entry(self, name: str) -> dict[str, Any]:
+        with self.reading(name) as context:
+            return self._entry(context)
+
+    @staticmethod
+    def _entry(context: Context) -> dict[str, Any]:
+        c = context.counters
+        return ContextEntry.model_validate(
+            {
+                "name": context.name,
+                "description": context.options.description,
+                "pinned": context.options.pinned,
+                "loaded": True,
+                "dice_floor": context.options.dice_floor,
+                "semantic_floor": context.options.semantic_floor,
+                "stats": context.graph.stats(),
+                "usage": {
+                    "reads": c.reads,
+                    "empty_reads": c.empty_reads,
+                    "writes": c.writes,
+                    "last_read_epoch": c.last_read_epoch,
+                    "last_write_epoch": c.last_write_epoch,
+                },
+                "revision": {"graph": c.graph, "passages": c.passages, "config": c.config},
+                "schema_mode": None,
+            }
+        ).model_dump()
+
+    def list_contexts(self, limit: int, after: str | None, pinned: bool | None) -> dict[str, Any]:
+        with self.lock:
+            names = sorted(
+                n for n, c in self.contexts.items() if pinned is None or c.options.pinned == pinned
+            )
+            page = page_after(names, after, limit)
+            return {
+                "total": len(names),
+                "contexts": [self._entry(self.contexts[n]) for n in page],
+            }
+
+    def embeddings(self, name: str) -> dict[str, Any]:
+        with self.reading(name):
+            return EmbeddingsStatus(provider_model=None).model_dump()
+
+    # --- passages -------------------------------------------------------------------------
+
+    def list_sources(
+        self, name: str, limit: int, after: str | None, prefix: str | None
+    ) -> dict[str, Any]:
+        with self.reading(name) as context:
+            ordered = context.sorted_sources()
+            if prefix:
+                ordered = [s for s in ordered if s.startswith(prefix)]
+            page = page_after(ordered, after, limit)
+            entries: list[dict[str, Any]] = []
+            for source in page:
+                passage = context.passages[source]
+                entry: dict[str, Any] = {"name": source, "stored_at": passage.stored_at}
+                if passage.date is not None:
+                    entry["date"] = passage.date
+                if passage.tags:
+                    entry["tags"] = list(passage.tags)
+                entries.append(entry)
+            return {"total": len(ordered), "sources": page, "entries": entries}
+
+    def store_passages(
+        self, name: str, submissions: dict[str, PassageSubmission]
+    ) -> dict[str, Any]:
+        """``POST …/sources``: replace each named source wholesale (§2.7)."""
+        with self.reading(name) as context:
+            now = self.now()
+            totals = MarkerCounts()
+            for source, submission in submissions.items():
+                passage = build_passage(submission, now)
+                context.put_passage(source, passage)
+                totals += passage.counts
+            context.counters.passages += len(submissions)
+            self.note_write(context)
+            return {"stored": len(submissions), **totals.as_json()}
+
+    def cite(self, name: str, source: str, paragraph: int) -> dict[str, Any]:
+        """``POST …/citations``: one paragraph with its section and locator (§2.13)."""
+        with self.reading(name) as context:
+            passage = context.passages.get(source)
+            if passage is None:
+                self.note_read(context, empty=True)
+                raise ApiError("no_source", f"source '{source}' not found in context '{name}'")
+            if paragraph >= len(passage.paragraphs):
+                self.note_read(context, empty=True)
+                raise ApiError(
+                    "no_paragraph",
+                    f"paragraph {paragraph} out of range for source '{source}' in context '{name}'",
+                )
+            self.note_read(context, empty=False)
+            locator = passage.locator_of(paragraph)
+            return Citation(
+                text=passage.paragraphs[paragraph],
+                source=source,
+                section=passage.section_of(paragraph),
+                locator=Locator(kind=locator.kind, value=locator.value) if locator else None,
+            ).model_dump()
+
+    def retract_source(self, name: str, source: str, dry_run: bool) -> dict[str, Any]:
+        """``…/sources/retract``: drop the source's attributions and passage (§2.15)."""
+        with self.reading(name) as context:
+            interned = source in context.graph.sources
+            if dry_run:
+                touched = sum(
+                    1
+                    for e in context.graph.edges.values()
+                    if any(a.source == source for a in e.attributions)
+                )
+                return {
+                    "associations_touched": touched,
+                    "passage_removed": source in context.passages,
+                }
+            touched = context.graph.retract_source(source)
+            removed = context.drop_passage(source)
+            context.counters.graph += int(interned)
+            context.counters.passages += int(removed)
+            if touched or removed:
+                self.note_write(context)
+            return {"associations_touched": touched, "passage_removed": removed}
+
+    # --- graph ----------------------------------------------------------------------------
+
+    def add_associations(self, name: str, ops: Sequence[AssocOp]) -> int:
+        """``POST …/associations``: apply in order; return the applied count (§2.8, §3.4)."""
+        with self.reading(name) as context:
+            self.apply_associations(context, ops)
+            if ops:
+                self.note_write(context)
+            return len(ops)
+
+    @staticmethod
+    def apply_associations(context: Context, ops: Sequence[AssocOp]) -> int:
+        """Apply ``ops``; a paragraph past the stored passage becomes null. Returns drops."""
+        dropped = 0
+        for op in ops:
+            paragraph = op.paragraph if op.source is not None else None
+            count = context.paragraph_count(op.source)
+            if paragraph is not None and count is not None and paragraph >= count:
+                paragraph = None
+                dropped += 1
+            context.graph.add(op.subject, op.label, op.object, op.weight, op.source, paragraph)
+        context.counters.graph += len(ops)
+        return dropped
+
+    def retract_association(self, name: str, subject: str, label: str, obj: str) -> dict[str, Any]:
+        with self.reading(name) as context:
+            withdrawn, removed = context.graph.retract_triple(subject, label, obj)
+            if withdrawn:
+                context.counters.graph += 1
+                self.note_write(context)
+            return {"retracted": withdrawn, "attributions_removed": removed}
+
+    def register_aliases(self, name: str, concepts: dict[str, str], labels: dict[str, str]) -> int:
+        """``POST …/aliases``: concepts then labels, each sorted by alias; stop at a failure."""
+        with self.reading(name) as context:
+            applied = 0
+            try:
+                for namespace, pairs in ((Namespace.CONCEPT, concepts), (Namespace.LABEL, labels)):
+                    for alias in sorted(pairs):
+                        reason = context.graph.register_alias(namespace, alias, pairs[alias])
+                        if reason is not None:
+                            raise ApiError(
+                                "conflict",
+                                f"applied {applied} aliases, then {namespace.value} alias "
+                                f"'{alias}' → '{pairs[alias]}': {reason}",
+                            )
+                        applied += 1
+            finally:
+                context.counters.graph += applied
+                if applied:
+                    self.note_write(context)
+            return applied
+
+    def remove_aliases(self, name: str, concepts: list[str], labels: list[str]) -> int:
+        """``DELETE …/aliases``: in the order given; stop at the first non-alias (§2.9)."""
+        with self.reading(name) as context:
+            removed = 0
+            try:
+                for namespace, aliases in (
+                    (Namespace.CONCEPT, concepts),
+                    (Namespace.LABEL, labels),
+                ):
+                    for alias in aliases:
+                        if not context.graph.remove_alias(namespace, alias):
+                            raise ApiError(
+                                "conflict",
+                                f"removed {removed} aliases, then '{alias}' is not a "
+                                f"{namespace.value} alias (canonical names cannot be removed "
+                                "this way)",
+                            )
+                        removed += 1
+            finally:
+                context.counters.graph += removed
+                if removed:
+                    self.note_write(context)
+            return removed
+
+    def list_aliases(
+        self, name: str, limit: int, after: str | None, prefix: str | None
+    ) -> dict[str, Any]:
+        """``GET …/aliases``: one keyset over ``concept:<alias>`` then ``label:<alias>``."""
+        with self.reading(name) as context:
+            keys = [
+                f"{ns.value}:{alias}"
+                for ns in (Namespace.CONCEPT, Namespace.LABEL)
+                for alias in sorted(context.graph.names(ns).aliases)
+                if not prefix or alias.startswith(prefix)
+            ]
+            start = bisect_right(keys, after) if after is not None else 0
+            result: dict[str, Any] = {"total": len(keys), "concepts": {}, "labels": {}}
+            for key in keys[start : start + limit]:
+                ns_name, alias = key.split(":", 1)
+                ns = Namespace(ns_name)
+                result["concepts" if ns is Namespace.CONCEPT else "labels"][alias] = (
+                    context.graph.names(ns).aliases[alias]
+                )
+            return result
+
+    def resolve(
+        self, name: str, namespace: Namespace, cue: str, limit: int, dice_floor: float | None
+    ) -> list[dict[str, Any]]:
+        """``POST …/resolve`` / ``resolve_label``: the lexical list cut to ``limit`` (§3.2)."""
+        with self.reading(name) as context:
+            floor = dice_floor if dice_floor is not None else context.options.dice_floor
+            graph = context.graph
+            candidates = (
+                graph.names(namespace).index.resolve(
+                    cue, limit, floor if floor is not None else DEFAULT_DICE_FLOOR
+                )
+                if limit
+                else []
+            )
+            gloss = graph.concept_gloss if namespace is Namespace.CONCEPT else graph.label_gloss
+            result = [
+                ResolveCandidate(
+                    name=c.name,
+                    score=c.score,
+                    tier="lexical",
+                    kind=c.kind,
+                    gloss=gloss(c.name) if position < GLOSSED_CANDIDATES else None,
+                ).model_dump(exclude_none=True)
+                for position, c in enumerate(candidates[:limit])
+            ]
+            self.note_read(context, empty=not result)
+            return result
+
+    def query(
+        self,
+        name: str,
+        positions: tuple[list[str], list[str], list[str]],
+        limit: int,
+        after: QueryCursor | None,
+        window: tuple[int | None, int | None] | None,
+    ) -> dict[str, Any]:
+        """``POST …/query``: pinned exact-name match, ranked and paged (§3.5)."""
+        with self.reading(name) as context:
+            window_sources = None
+            if window is not None:
+                window_sources = {s for s, p in context.passages.items() if _in_window(p, *window)}
+            rows = context.graph.query(*positions, window_sources)
+            rows.sort(key=_rank_key)
+            total = len(rows)
+            if after is not None:
+                cursor = (-abs(after.weight), after.subject, after.label, after.object)
+                rows = [r for r in rows if _rank_key(r) > cursor]
+            matches = [self._association(context, r) for r in rows[:limit]]
+            self.note_read(context, empty=total == 0)
+            return QueryResult(
+                total=total, matches=matches, plan=QueryPlan(contexts=[name])
+            ).model_dump()
+
+    @staticmethod
+    def _association(context: Context, row: MatchRow) -> Association:
+        attributions = []
+        for a in row.attributions:
+            passage = context.passages.get(a.source)
+            section = locator = None
+            if passage is not None and a.paragraph is not None:
+                section = passage.section_of(a.paragraph)
+                found = passage.locator_of(a.paragraph)
+                locator = Locator(kind=found.kind, value=found.value) if found else None
+            attributions.append(
+                Attribution(
+                    source=a.source,
+                    weight=a.total,
+                    count=a.count,
+                    paragraph=a.paragraph,
+                    section=section,
+                    locator=locator,
+                )
+            )
+        s, lab, o = row.triple
+        return Association(
+            subject=s,
+            label=lab,
+            object=o,
+            weight=row.weight,
+            count=row.count,
+            attributions=attributions,
+        )
+
+
+def _rank_key(row: MatchRow) -> tuple[float, str, str, str]:
+    return (-abs(row.weight), *row.triple)
+
+
+def _in_window(passage: StoredPassage, since: int | None, until: int | None) -> bool:
+    """``since ≤ t < until`` over the passage's effective time (open ends allowed)."""
+    moment = passage.effective_time
+    return (since is None or moment >= since) and (until is None or moment < until)

@@ -1,0 +1,52 @@
+"""Whole-file UTF-8 reading and line splitting, the way taguru (Rust) does them.
+
+Shared by the eval.jsonl loader and the config-file loader, whose error texts embed the
+reason a file could not be read and whose line numbers must match taguru's.
+"""
+
+import os
+
+
+class UnreadableFile(Exception):
+    """A file that could not be read as UTF-8; ``reason`` reads like Rust's io::Error text."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+def read_utf8(path: str) -> str:
+    """The whole file at ``path`` as text; invalid UTF-8 is an error, a BOM is kept.
+
+    Raises UnreadableFile with ``No such file or directory (os error 2)``-style reasons, or
+    ``stream did not contain valid UTF-8``.
+    """
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except OSError as error:
+        raise UnreadableFile(_os_error_text(error)) from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise UnreadableFile("stream did not contain valid UTF-8") from None
+
+
+def _os_error_text(error: OSError) -> str:
+    if error.errno is None:
+        return str(error)
+    return f"{error.strerror or os.strerror(error.errno)} (os error {error.errno})"
+
+
+def split_lines(text: str) -> list[str]:
+    """Rust ``str::lines``: split on ``\\n`` only, dropping one ``\\r`` right before each ``\\n``.
+
+    A final newline does not create an extra line; no other character (``\\r`` alone,
+    ``\\x0b``, U+2028, …) separates lines, unlike Python's ``str.splitlines``.
+    """
+    lines = text.split("\n")
+    last = lines.pop()  # the text after the final "\n" (all of it when there is none)
+    lines = [line[:-1] if line.endswith("\r") else line for line in lines]
+    if last:
+        lines.append(last)
+    return lines

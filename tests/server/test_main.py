@@ -1,0 +1,90 @@
+"""``python -m pytest_taguru.server``: address, token, --import, ready line, clean shutdown."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from pytest_taguru.server.__main__ import parse_addr
+
+IMPORT = [
+    {"taguru_batch": 1, "context": "c", "source": "doc.md", "create": {"description": "d"}},
+    {"passage": "杜氏は高瀬である。"},
+    {"subject": "a", "label": "r", "object": "b", "weight": 1.0},
+]
+
+
+def launch(args: list[str], env: dict[str, str]) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "pytest_taguru.server", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, **env},
+    )
+
+
+@pytest.fixture
+def corpus(tmp_path: Path) -> Path:
+    path = tmp_path / "corpus.ndjson"
+    path.write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in IMPORT), "utf-8")
+    return path
+
+
+@pytest.fixture
+def served(corpus: Path) -> Iterator[tuple[subprocess.Popen[str], str]]:
+    process = launch(
+        ["--import", str(corpus)], {"TAGURU_ADDR": "127.0.0.1:0", "TAGURU_API_TOKEN": "tok"}
+    )
+    assert process.stdout is not None
+    line = process.stdout.readline()
+    assert line.startswith("listening on 127.0.0.1:"), line
+    yield process, "http://" + line.split()[-1]
+    if process.poll() is None:
+        process.kill()
+        process.wait()
+
+
+@pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGINT])
+def test_serves_the_import_and_stops_cleanly(
+    served: tuple[subprocess.Popen[str], str], stop: signal.Signals
+) -> None:
+    process, url = served
+    assert httpx.get(url + "/health").json()["status"] == "ok"
+    assert httpx.get(url + "/contexts/c").status_code == 401
+    entry = httpx.get(url + "/contexts/c", headers={"authorization": "Bearer tok"}).json()
+    assert entry["result"]["revision"] == {"graph": 1, "passages": 1, "config": 0}
+    process.send_signal(stop)
+    assert process.wait(timeout=15) == 0
+    _, stderr = process.communicate()
+    assert "杜氏" not in stderr and "tok" not in stderr
+
+
+def test_malformed_import_exits_2_naming_file_and_line(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.ndjson"
+    bad.write_text(json.dumps(IMPORT[0]) + "\n{oops\n", "utf-8")
+    process = launch(["--import", str(bad)], {"TAGURU_ADDR": "127.0.0.1:0"})
+    stdout, stderr = process.communicate(timeout=30)
+    assert process.returncode == 2
+    assert stdout == ""
+    assert str(bad) in stderr and "line 2" in stderr
+
+
+def test_missing_import_file_exits_2(tmp_path: Path) -> None:
+    process = launch(["--import", str(tmp_path / "none")], {"TAGURU_ADDR": "127.0.0.1:0"})
+    _, stderr = process.communicate(timeout=30)
+    assert process.returncode == 2 and "none" in stderr
+
+
+def test_parse_addr() -> None:
+    assert parse_addr("127.0.0.1:8248") == ("127.0.0.1", 8248)
+    assert parse_addr("[::1]:0") == ("::1", 0)
+    for bad in ("8248", "host:", ":80", "h:99999"):
+        with pytest.raises(ValueError):
+            parse_addr(bad)
