@@ -5,6 +5,7 @@ Prints figures next to the targets; asserts nothing about time.
 """
 
 import argparse
+import os
 import statistics
 import sys
 import time
@@ -49,6 +50,7 @@ def main() -> None:
     parser.add_argument("--max-sentences", type=int, default=3, help="per paragraph")
     arguments = parser.parse_args()
 
+    print(f"load     1-minute load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs")
     started = time.perf_counter()
     corpus = generate(
         arguments.paragraphs, arguments.concepts, max_sentences=arguments.max_sentences

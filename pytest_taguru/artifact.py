@@ -12,7 +12,7 @@ import tempfile
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from .jsonfmt import F32_FIELD, WRITE_NULL, Float32, dumps_pretty, loads_serde
 from .wire import F32, ContextPlan, HitLanes
@@ -229,6 +229,85 @@ class Citations(ArtifactModel):
     checks: list[CitationCheck] = Field(default_factory=list)
 
 
+class CitationRefRecord(ArtifactModel):
+    """A locator an evidence item cites."""
+
+    source: str = ""
+    paragraph: int = 0
+
+
+class EvidenceItemRecord(ArtifactModel):
+    """One admitted evidence item, without any payload or text (assembly.md §1.8).
+
+    ``source``/``paragraph`` are the item's own locator, both absent for an association.
+    """
+
+    candidate_id: str = ""
+    kind: str = ""
+    fused_rank: int = 0
+    source: str | None = None
+    paragraph: int | None = None
+    citation_refs: list[CitationRefRecord] = Field(default_factory=list)
+
+
+class SelectionRecord(ArtifactModel):
+    dedup_dropped: int = 0
+    contradiction_groups: int = 0
+    diversity_tier_width: int = 0
+
+
+class RerankerRecord(ArtifactModel):
+    """``plan.reranker`` verbatim: ``model``/``reason`` only when the server sent them."""
+
+    configured: bool = False
+    ran: bool = False
+    model: str | None = None
+    reason: str | None = None
+
+
+class EvidenceAssembled(ArtifactModel):
+    """A successful evidence call. ``omitted_by_reason`` is absent when nothing was omitted."""
+
+    outcome: Literal["assembled"] = "assembled"
+    latency_ms: int = 0
+    items: list[EvidenceItemRecord] = Field(default_factory=list)
+    omitted_by_reason: dict[str, int] | None = None
+    selection: SelectionRecord = Field(default_factory=SelectionRecord)
+    reranker: RerankerRecord = Field(default_factory=RerankerRecord)
+
+    @field_validator("omitted_by_reason")
+    @classmethod
+    def _sorted_and_absent_when_empty(cls, value: dict[str, int] | None) -> dict[str, int] | None:
+        return dict(sorted(value.items())) if value else None
+
+
+class EvidenceFailed(ArtifactModel):
+    outcome: Literal["failed"] = "failed"
+    message: str = ""
+    latency_ms: int = 0
+
+
+Evidence = Annotated[EvidenceAssembled | EvidenceFailed, Field(discriminator="outcome")]
+
+
+class BudgetInput(ArtifactModel):
+    """Resolved ceilings: ``inputs.budget`` and a budget block's ``limits``."""
+
+    max_items: Annotated[int | None, WRITE_NULL] = None
+    max_bytes: Annotated[int | None, WRITE_NULL] = None
+    max_tokens: Annotated[int | None, WRITE_NULL] = None
+
+
+class BudgetBlock(ArtifactModel):
+    """A case's budget usage (assembly.md §1.8): the package's, or the baseline truncation's."""
+
+    items_used: int = 0
+    bytes_used: int = 0
+    tokens_used: int = 0
+    limits: BudgetInput = Field(default_factory=BudgetInput)
+    omitted_total: int = 0
+
+
 class CaseBlock(ArtifactModel):
     """Everything recorded for one eval case, in writer order (§7.4)."""
 
@@ -244,8 +323,8 @@ class CaseBlock(ArtifactModel):
     citations: Citations | None = None
     missed: list[str] = Field(default_factory=list)
     missed_truncated: int = 0
-    evidence: dict[str, Any] | None = None
-    budget: dict[str, Any] | None = None
+    evidence: Evidence | None = None
+    budget: BudgetBlock | None = None
     diversity_sources: int | None = None
 
 
@@ -339,13 +418,11 @@ class EvalInput(ArtifactModel):
     cases: int = 0
 
 
-class BudgetInput(ArtifactModel):
-    max_items: Annotated[int | None, WRITE_NULL] = None
-    max_bytes: Annotated[int | None, WRITE_NULL] = None
-    max_tokens: Annotated[int | None, WRITE_NULL] = None
-
-
 class Inputs(ArtifactModel):
+    """``inputs`` (§7.3, assembly.md §1.9). ``mode`` is ``assembly`` or ``baseline``, always
+    written; ``budget`` (the resolved ceilings) only under ``--assembly`` or a ``--max-*``
+    flag; ``rerank`` (the model name) only when ``--rerank`` was given."""
+
     eval: EvalInput = Field(default_factory=EvalInput)
     context: str = ""
     url: str = ""

@@ -25,6 +25,7 @@ from .compare import compare
 from .compare_render import render_jsonl, render_markdown, render_summary
 from .compare_view import LoadedRun, RunReadError, read_run
 from .errors import RunError, TaguruError, UsageError
+from .textfile import UnreadableFile, os_error_text, read_utf8
 
 PREFIX = "taguru-evaluate: "
 HELP_HINT = " — try 'taguru-evaluate --help'"
@@ -212,11 +213,16 @@ def pytest_args(run: RunArgs, rootdir: str) -> list[str]:
     return [*args, "--", run.eval]
 
 
+IN_PROCESS_ARGS = ["-W", "ignore::pytest.PytestAssertRewriteWarning"]
+"""This process imported the plugin's package before pytest starts, so pytest would warn on
+every run that it cannot rewrite the plugin's asserts (it has none worth rewriting)."""
+
+
 def run_evaluate(run: RunArgs) -> int:
     """Run the evaluation through pytest; its exit status is already taguru's 0/1/2/3."""
     import pytest
 
-    return int(pytest.main(pytest_args(run, os.getcwd())))
+    return int(pytest.main([*IN_PROCESS_ARGS, *pytest_args(run, os.getcwd())]))
 
 
 # --- compare (thresholds-and-compare.md B.1) ---------------------------------------------------
@@ -271,13 +277,6 @@ def parse_compare_args(args: list[str]) -> CompareArgs:
     return CompareArgs(positional[0], positional[1], out, fmt)
 
 
-def os_error_text(error: OSError) -> str:
-    """An OS error as Rust's ``io::Error`` displays it: ``<text> (os error <n>)``."""
-    if error.errno is None:
-        return str(error)
-    return f"{error.strerror} (os error {error.errno})"
-
-
 def display_path(path: str) -> str:
     """A path as typed, made printable: undecodable bytes become U+FFFD, as Rust displays it."""
     return os.fsencode(path).decode("utf-8", errors="replace")
@@ -287,13 +286,9 @@ def load_run(path: str, side: str) -> LoadedRun:
     """Read one input completely (B.2); any failure is a ``UsageError`` prefixed ``side``."""
     shown = display_path(path)
     try:
-        with open(path, "rb") as handle:
-            raw = handle.read()
-        text = raw.decode("utf-8")
-    except OSError as error:
-        raise UsageError(f"{side} reading {shown}: {os_error_text(error)}") from None
-    except UnicodeDecodeError:
-        raise UsageError(f"{side} reading {shown}: stream did not contain valid UTF-8") from None
+        text = read_utf8(path)
+    except UnreadableFile as error:
+        raise UsageError(f"{side} reading {shown}: {error.reason}") from None
     try:
         return read_run(text, shown)
     except RunReadError as error:

@@ -2,9 +2,10 @@
 
 Every key is optional and falls back to a default, unknown keys are ignored at every level, but
 a key that is present must have the right type, and ``null`` only where B.2's table allows it.
-Numbers are read as serde reads them (Appendix N.2); a fixed-shape object may be a positional
-array and refuses a repeated field, as serde's derived structs do. Metric values stay raw JSON
-until ``decode_headline`` reads one through its ``definitions[name].statistic`` shape.
+The JSON is read as serde reads it (``serde_read``: numbers per Appendix N.2); a fixed-shape
+object may be a positional array and refuses a repeated field, as serde's derived structs do.
+Metric values stay raw JSON until ``decode_headline`` reads one through its
+``definitions[name].statistic`` shape.
 
 This is local rather than ``artifact.Evaluation`` because Part B's reading rules differ from the
 writer's models: a case needs nothing but its id, ``corpus.stable`` defaults to false, a partial
@@ -12,96 +13,27 @@ writer's models: a case needs nothing but its id, ``corpus.stable`` defaults to 
 Error texts follow serde's wording without its ``at line L column C`` position.
 """
 
-import json
-from collections import Counter
 from dataclasses import dataclass
 from typing import Annotated, Any
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from .artifact import ARTIFACT_VERSION, Count, Distribution, Evaluation, Ratio, to_jsonable
-from .jsonfmt import format_f64, parse_serde_float
-
-_U64_MAX = 2**64 - 1
-_I64_MIN = -(2**63)
+from .serde_read import (
+    U64_MAX,
+    JsonObject,
+    SerdeError,
+    duplicate_field,
+    fields_from_array,
+    invalid_type,
+    invalid_value,
+    load_json,
+    whole_text,
+)
 
 
 class RunReadError(ValueError):
     """An input that cannot be compared (exit 2); the text follows ``BASE ``/``HEAD `` (B.2)."""
-
-
-# --- JSON as serde reads it (B.2, A.2, N.2) ----------------------------------------------------
-
-
-class _JsonObject(dict[str, Any]):
-    """A parsed JSON object that remembers which keys it saw more than once.
-
-    A name-keyed map keeps the last value (plain ``dict`` behaviour); a fixed-shape object
-    refuses a repeat of one of its own fields, so the view checks ``repeated`` (serde's
-    ``duplicate field``).
-    """
-
-    repeated: frozenset[str] = frozenset()
-
-
-def _object_from_pairs(pairs: list[tuple[str, Any]]) -> _JsonObject:
-    obj = _JsonObject(pairs)
-    if len(obj) != len(pairs):
-        obj.repeated = frozenset(k for k, n in Counter(k for k, _ in pairs).items() if n > 1)
-    return obj
-
-
-def _parse_int(text: str) -> int | float:
-    """serde keeps an integer that fits i64/u64 exact; ``-0`` and longer ones are floats."""
-    if text == "-0":
-        return -0.0
-    value = int(text)
-    return value if _I64_MIN <= value <= _U64_MAX else parse_serde_float(text)
-
-
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"expected value ({name} is not JSON)")
-
-
-# serde's wording for the commonest syntax errors; the rest keep Python's text.
-_SYNTAX_WORDING = {
-    "Extra data": "trailing characters",
-    "Expecting value": "expected value",
-    "Unexpected UTF-8 BOM (decode using utf-8-sig)": "expected value",
-}
-
-
-_NESTING_LIMIT = 127
-"""serde_json's recursion limit: the 128th nested array or object is refused."""
-
-
-def _check_nesting(document: Any) -> None:
-    pending: list[tuple[Any, int]] = [(document, 0)]
-    while pending:
-        value, depth = pending.pop()
-        if isinstance(value, dict | list):
-            if depth >= _NESTING_LIMIT:
-                raise ValueError("recursion limit exceeded")
-            items = value.values() if isinstance(value, dict) else value
-            pending += [(item, depth + 1) for item in items]
-
-
-def _load_json(text: str) -> Any:
-    try:
-        document = json.loads(
-            text,
-            parse_float=parse_serde_float,
-            parse_int=_parse_int,
-            parse_constant=_reject_constant,
-            object_pairs_hook=_object_from_pairs,
-        )
-    except json.JSONDecodeError as error:
-        wording = _SYNTAX_WORDING.get(error.msg, error.msg)
-        raise ValueError(f"{wording} at line {error.lineno} column {error.colno}") from error
-    except RecursionError:
-        raise ValueError("recursion limit exceeded") from None
-    _check_nesting(document)
-    return document
 
 
 def _fields_of(model: type[BaseModel], data: Any) -> Any:
@@ -109,27 +41,16 @@ def _fields_of(model: type[BaseModel], data: Any) -> Any:
     declaration order; a field given twice is an error. Other inputs pass through."""
     names = list(model.model_fields)
     if isinstance(data, list):
-        if len(data) > len(names):
-            raise ValueError("trailing characters")
-        return dict(zip(names, data, strict=False))
-    if isinstance(data, _JsonObject):
+        return fields_from_array(data, names)
+    if isinstance(data, JsonObject):
         for name in names:
             if name in data.repeated:
-                raise ValueError(f"duplicate field `{name}`")
+                raise SerdeError(duplicate_field(name))
     return data
 
 
-def _whole_text(value: str) -> str:
-    """serde refuses a string holding an unpaired surrogate escape such as ``\\ud800``."""
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError:
-        raise ValueError("lone leading surrogate in hex escape") from None
-    return value
-
-
-_Text = Annotated[str, AfterValidator(_whole_text)]
-_U64 = Annotated[int, Field(ge=0, le=_U64_MAX)]
+_Text = Annotated[str, AfterValidator(whole_text)]
+_U64 = Annotated[int, Field(ge=0, le=U64_MAX)]
 
 
 # --- the tolerant view (B.2) -------------------------------------------------------------------
@@ -220,21 +141,6 @@ class EvaluationView(_View):
     cases: list[CaseView] = Field(default_factory=list)
 
 
-def _describe(value: Any) -> str:
-    """serde's name for an unexpected JSON value."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return f"boolean `{str(value).lower()}`"
-    if isinstance(value, int):
-        return f"integer `{value}`"
-    if isinstance(value, float):
-        return f"floating point `{format_f64(value)}`"
-    if isinstance(value, str):
-        return f'string "{value}"'
-    return "sequence" if isinstance(value, list) else "map"
-
-
 _EXPECTED = {
     "string_type": "a string",
     "int_type": "u64",
@@ -254,12 +160,12 @@ def serde_message(error: ValidationError) -> str:
     if kind == "missing":
         return f"missing field `{loc[-1]}`"
     if kind in ("greater_than_equal", "less_than_equal"):
-        return f"invalid value: {_describe(value)}, expected u64"
+        return invalid_value(value, "u64")
     if kind == "model_type":
         expected = f"struct {detail['ctx']['class_name']}"
     else:
         expected = _EXPECTED.get(kind, detail["msg"])
-    return f"invalid type: {_describe(value)}, expected {expected}"
+    return invalid_type(value, expected)
 
 
 @dataclass(frozen=True)
@@ -277,10 +183,10 @@ def read_run(text: str, path: str) -> LoadedRun:
     ``<path>: taguru_evaluation must be within 1..=1, got <n>``.
     """
     try:
-        view = EvaluationView.model_validate(_load_json(text))
+        view = EvaluationView.model_validate(load_json(text))
     except ValidationError as error:
         raise RunReadError(f"{path}: malformed evaluation.json: {serde_message(error)}") from None
-    except ValueError as error:
+    except SerdeError as error:
         raise RunReadError(f"{path}: malformed evaluation.json: {error}") from None
     if not 1 <= view.taguru_evaluation <= ARTIFACT_VERSION:
         raise RunReadError(
@@ -303,6 +209,6 @@ def decode_headline(shape: type[Distribution | Ratio | Count], raw: Any) -> floa
         raise ValueError(serde_message(error)) from None
     counts = [value.n, value.numerator if isinstance(value, Ratio) else None]
     for count in counts:
-        if count is not None and not 0 <= count <= _U64_MAX:
-            raise ValueError(f"invalid value: integer `{count}`, expected u64")
+        if count is not None and not 0 <= count <= U64_MAX:
+            raise ValueError(invalid_value(count, "u64"))
     return value.headline

@@ -10,15 +10,17 @@ Specification: ``evaluate-run.md`` §6 and §8.2, ``assembly.md`` §1.11,
 import math
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, TypeVar
+from typing import Literal, TypeVar
 
 from .artifact import (
+    BudgetBlock,
     CaseBlock,
     CheckResolved,
     CheckUnresolved,
     CitationCheck,
     Definition,
     Distribution,
+    EvidenceAssembled,
     LaneCross,
     MetricValue,
     PassageFailed,
@@ -272,29 +274,23 @@ def _query_latencies(cases: Sequence[CaseBlock]) -> Iterator[int]:
                     yield probe.query.latency_ms
 
 
-def _count(block: dict[str, Any], key: str) -> int:
-    """An integer counter of a hook block; a missing or non-integer value counts as 0."""
-    value = block.get(key, 0)
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+def _assembled(case: CaseBlock) -> EvidenceAssembled | None:
+    return case.evidence if isinstance(case.evidence, EvidenceAssembled) else None
 
 
-def _assembled(case: CaseBlock) -> bool:
-    return case.evidence is not None and case.evidence.get("outcome") == "assembled"
-
-
-def _budget_only_omitted(case: CaseBlock, budget: dict[str, Any]) -> int:
+def _budget_only_omitted(case: CaseBlock, budget: BudgetBlock) -> int:
     """Candidates a budget ceiling (not deduplication) dropped (assembly.md §1.11).
 
     Assembled case: ``omitted_by_reason[budget_exceeded] +
     omitted_by_reason[contradiction_group_exceeds_budget]``; baseline: ``omitted_total``.
     """
-    if _assembled(case) and case.evidence is not None:
-        reasons = case.evidence.get("omitted_by_reason")
-        reasons = reasons if isinstance(reasons, dict) else {}
-        return _count(reasons, "budget_exceeded") + _count(
-            reasons, "contradiction_group_exceeds_budget"
+    evidence = _assembled(case)
+    if evidence is not None:
+        reasons = evidence.omitted_by_reason or {}
+        return reasons.get("budget_exceeded", 0) + reasons.get(
+            "contradiction_group_exceeds_budget", 0
         )
-    return _count(budget, "omitted_total")
+    return budget.omitted_total
 
 
 def _omitted_rate(cases: Sequence[CaseBlock]) -> Ratio:
@@ -303,25 +299,19 @@ def _omitted_rate(cases: Sequence[CaseBlock]) -> Ratio:
     for case in cases:
         if case.budget is not None:
             numerator += _budget_only_omitted(case, case.budget)
-            denominator += _count(case.budget, "omitted_total") + _count(
-                case.budget, "items_used"
-            )
+            denominator += case.budget.omitted_total + case.budget.items_used
     return ratio(numerator, denominator)
-
-
-def _reranker(case: CaseBlock) -> dict[str, Any]:
-    reranker = case.evidence.get("reranker") if case.evidence is not None else None
-    return reranker if isinstance(reranker, dict) else {}
 
 
 def _rerank_ran(cases: Sequence[CaseBlock], rerank_requested: bool) -> Ratio:
     """Over assembled cases of a ``--rerank`` run, minus ``empty_pool`` ones: ``ran`` true."""
+    assembled = [evidence for case in cases if (evidence := _assembled(case)) is not None]
     attempted = [
-        case
-        for case in cases
-        if rerank_requested and _assembled(case) and _reranker(case).get("reason") != "empty_pool"
+        evidence.reranker
+        for evidence in assembled
+        if rerank_requested and evidence.reranker.reason != "empty_pool"
     ]
-    return _share(attempted, lambda case: _reranker(case).get("ran") is True)
+    return _share(attempted, lambda reranker: reranker.ran)
 
 
 def _both(cross: LaneCross) -> bool:
@@ -354,10 +344,10 @@ def build_metrics(
     coverages = [case.coverage for case in cases if case.coverage is not None]
     budgets = [case.budget for case in cases if case.budget is not None]
     values: dict[str, MetricValue] = {
-        "budget.bytes_used": distribution(_count(b, "bytes_used") for b in budgets),
-        "budget.items_used": distribution(_count(b, "items_used") for b in budgets),
+        "budget.bytes_used": distribution(b.bytes_used for b in budgets),
+        "budget.items_used": distribution(b.items_used for b in budgets),
         "budget.omitted_rate": _omitted_rate(cases),
-        "budget.tokens_used": distribution(_count(b, "tokens_used") for b in budgets),
+        "budget.tokens_used": distribution(b.tokens_used for b in budgets),
         "citations.locator_validity": distribution(c.validity.value for c in citations),
         "citations.no_paragraph": _share(checks, lambda c: _code(c) == "no_paragraph"),
         "citations.no_source": _share(checks, lambda c: _code(c) == "no_source"),
@@ -392,7 +382,7 @@ def build_metrics(
         "lanes.structural_hit": _share(crossed, lambda x: x.structural_hit),
         "latency.citation_ms": distribution(check.latency_ms for check in checks),
         "latency.evidence_ms": distribution(
-            _count(case.evidence, "latency_ms") for case in cases if case.evidence is not None
+            case.evidence.latency_ms for case in cases if case.evidence is not None
         ),
         "latency.passage_ms": distribution(case.passage.latency_ms for case in cases),
         "latency.query_ms": distribution(_query_latencies(cases)),

@@ -1,9 +1,10 @@
-"""From pytest's options to a validated run: every input checked before any network call.
+"""From the ``--taguru-*`` values to a validated run: every input checked before any network call.
 
-The ``--taguru-*`` options are taken as plain strings and validated here, so that a bad value
-or file ends the session with taguru's exit 2 (pytest's own option errors exit 4). The order is
-taguru's start-up order (``evaluate-run.md`` §1.3): flags, eval.jsonl, ``options.limit``,
-thresholds file, config file and URL.
+The values arrive as plain strings (``flags.given_flags``) and are validated here, so that a bad
+value or file ends the session with taguru's exit 2 (pytest's own option errors exit 4). The
+order is taguru's start-up order (``evaluate-run.md`` §1.3): flag values, eval.jsonl,
+``options.limit``, thresholds file, config file and URL; then what this version cannot do yet
+(assembly, budgets) and the ``--taguru-serve`` file.
 """
 
 import os
@@ -11,58 +12,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-import pytest
-
 from .dataset import EvalSet, check_limits, load_eval_set
 from .errors import UsageError
+from .flags import FlagValues
 from .metrics import definitions
 from .options import RawOptions, Settings, check_flags, resolve_settings
 from .thresholds import Thresholds, load_thresholds
-
-
-@dataclass(frozen=True)
-class OptionSpec:
-    """One ``--taguru-<name>`` flag and its ``taguru_<name>`` ini key."""
-
-    name: str
-    metavar: str | None  # None: a flag without value
-    help: str
-    is_path: bool = False
-
-    @property
-    def flag(self) -> str:
-        return f"--taguru-{self.name}"
-
-    @property
-    def dest(self) -> str:
-        return "taguru_" + self.name.replace("-", "_")
-
-    @property
-    def ini(self) -> str:
-        return self.dest
-
-
-OPTION_SPECS = (
-    OptionSpec("eval", "FILE", "eval.jsonl to run: every case becomes a test item.", True),
-    OptionSpec(
-        "context", "NAME", "context to evaluate (default: the eval header's default_target)."
-    ),
-    OptionSpec("url", "URL", "taguru server URL (default: TAGURU_ADDR or 127.0.0.1:8248)."),
-    OptionSpec("config", "FILE", "env-file read before the URL is resolved (TAGURU_CONFIG).", True),
-    OptionSpec("out", "FILE", "where to write evaluation.json (default: evaluation.json).", True),
-    OptionSpec("thresholds", "FILE", "thresholds file; a broken bound exits 3.", True),
-    OptionSpec("assembly", None, "evaluate POST /evidence assembly instead of passage search."),
-    OptionSpec("max-items", "N", "item budget per case (assembly, or baseline truncation)."),
-    OptionSpec("max-bytes", "N", "byte budget per case (assembly, or baseline truncation)."),
-    OptionSpec("max-tokens", "N", "token budget per case (assembly, or baseline truncation)."),
-    OptionSpec("rerank", "MODEL", "reranker model for assembly (needs --taguru-assembly)."),
-    OptionSpec(
-        "serve", "IMPORT_FILE", "start the embedded reference server loaded with this file.", True
-    ),
-    OptionSpec(
-        "regression-exit-code", "N", "exit status of a quality regression (default 3)."
-    ),
-)
 
 
 @dataclass(frozen=True)
@@ -74,34 +29,8 @@ class PreparedRun:
     thresholds: Thresholds | None
 
 
-def _ini_value(config: pytest.Config, spec: OptionSpec) -> str | None:
-    value = str(config.getini(spec.ini) or "").strip()
-    if not value:
-        return None
-    if spec.is_path and config.inipath is not None and not os.path.isabs(value):
-        # Paths in an ini file are relative to that file, as pytest's own testpaths are.
-        absolute = config.inipath.parent / value
-        value = os.path.relpath(absolute, config.invocation_params.dir)
-    return value
-
-
-def raw_options(config: pytest.Config) -> RawOptions | None:
-    """The raw ``--taguru-*`` values (command line over ini), or None when the plugin is inert.
-
-    The plugin is inert when no eval file is named anywhere and no ``--taguru-*`` flag was
-    typed on the command line; a typed flag without an eval file is a usage error.
-    """
-    values: dict[str, str | bool | None] = {}
-    typed = False
-    for spec in OPTION_SPECS:
-        cli = config.getoption(spec.dest)
-        typed = typed or cli is not None
-        if spec.metavar is None:
-            values[spec.dest] = bool(cli) or bool(config.getini(spec.ini))
-        else:
-            values[spec.dest] = cli if cli is not None else _ini_value(config, spec)
-    if values["taguru_eval"] is None and not typed:
-        return None
+def raw_options(values: FlagValues) -> RawOptions:
+    """The flag values (``flags.given_flags``) as ``RawOptions``."""
 
     def text(name: str) -> str | None:
         value = values[name]
@@ -140,10 +69,21 @@ def prepare_run(raw: RawOptions, environ: Mapping[str, str] | None = None) -> Pr
     settings = resolve_settings(
         raw, os.environ if environ is None else environ, default_context=eval_set.default_context
     )
-    if settings.assembly or settings.has_budget:
+    unsupported = [
+        raw.flag(name)
+        for name, given in (
+            ("assembly", settings.assembly),
+            ("max-items", settings.max_items is not None),
+            ("max-bytes", settings.max_bytes is not None),
+            ("max-tokens", settings.max_tokens is not None),
+            ("rerank", settings.rerank is not None),
+        )
+        if given
+    ]
+    if unsupported:
         raise UsageError(
-            f"{raw.flag('assembly')} and {raw.flag('max-items')}/-bytes/-tokens are not "
-            "supported yet by this version of pytest-taguru"
+            f"{', '.join(unsupported)}: not supported yet by this version of pytest-taguru "
+            "(evidence assembly and budgets come in a later release)"
         )
     if settings.serve_import is not None and not Path(settings.serve_import).is_file():
         raise UsageError(f"cannot read {settings.serve_import}: no such file")

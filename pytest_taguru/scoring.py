@@ -9,10 +9,10 @@ Specification: ``evaluate-run.md`` §4.4, §5 and §7.4.
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from .artifact import (
     AssociationProbe,
+    BudgetBlock,
     CaseBlock,
     CheckResolved,
     CitationCheck,
@@ -22,6 +22,7 @@ from .artifact import (
     Coverage,
     CoverageCounts,
     CueResolution,
+    Evidence,
     HitLocator,
     LaneCross,
     Passage,
@@ -321,8 +322,8 @@ def build_case_block(
     case: EvalCase,
     lanes: LaneResults,
     *,
-    evidence: dict[str, Any] | None = None,
-    budget: dict[str, Any] | None = None,
+    evidence: Evidence | None = None,
+    budget: BudgetBlock | None = None,
 ) -> CaseBlock:
     """Assemble one case block in writer order (§7.4) from the case and its lane results.
 

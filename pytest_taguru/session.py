@@ -27,7 +27,7 @@ from .artifact import (
 )
 from .client import TaguruClient
 from .dataset import DEFAULT_LIMIT, RESOLVE_LIMIT, EvalSet
-from .errors import RunError, TaguruError, UsageError
+from .errors import ConfigFileError, RunError, TaguruError, UsageError
 from .gate_report import gate_summary_lines, publish_github
 from .metrics import build_metrics, definitions, run_summary
 from .options import Settings
@@ -42,6 +42,16 @@ if TYPE_CHECKING:
 PYTEST_OK, PYTEST_FAILED, PYTEST_INTERRUPTED, PYTEST_INTERNAL, PYTEST_USAGE, PYTEST_NO_TESTS = (
     range(6)
 )
+COMPLETED_SESSION = (PYTEST_OK, PYTEST_FAILED, PYTEST_NO_TESTS)
+"""pytest statuses of a session that ran to its end; only these finish the evaluation."""
+
+
+def error_line(error: TaguruError) -> str:
+    """The stderr line of an error that ends the run: ``taguru: evaluate: <message>``, or
+    taguru's generic ``taguru: <message>`` for a config-file error (evaluate-run.md §1.3)."""
+    if isinstance(error, ConfigFileError):
+        return f"taguru: {error.message}"
+    return f"taguru: evaluate: {error.message}"
 
 
 @dataclass(frozen=True)
@@ -230,24 +240,46 @@ class RunController:
 
     def fail(self, error: TaguruError) -> int:
         """Print an error that ends the run; remember and return its exit status."""
-        print(f"taguru: evaluate: {error.message}", file=self.stderr)
+        print(error_line(error), file=self.stderr)
         self.error_status = error.exit_code
         return error.exit_code
 
+    def conclude(self, pytest_status: int) -> int:
+        """End of the session: finish the evaluation if it started and the session ran to its
+        end (an interrupted or broken session writes no artifact), then the exit status."""
+        if self.started and self.error_status is None:
+            if pytest_status in COMPLETED_SESSION:
+                try:
+                    self.finish()
+                except TaguruError as error:
+                    self.fail(error)
+            else:
+                print(
+                    f"taguru: evaluate: the pytest session did not complete (status "
+                    f"{pytest_status}); {self.settings.out} was not written",
+                    file=self.stderr,
+                )
+        return self.exit_status(pytest_status)
+
     def exit_status(self, pytest_status: int) -> int:
-        """taguru's exit status. Precedence: usage error 2 > run failure or an ordinary
-        failing test 1 > quality regression (3 by default) > 0."""
+        """The session's exit status, by precedence: usage or input error 2 > the run could
+        not complete, or any failure other than a case regression 1 > quality regression
+        (``regression_exit_code``, 3 by default) > pytest's "no tests ran" 5 > 0."""
         if self.error_status is not None:
             return self.error_status
         if pytest_status == PYTEST_USAGE:
             return 2
-        if pytest_status in (PYTEST_INTERRUPTED, PYTEST_INTERNAL) or self.other_failures:
+        if pytest_status not in COMPLETED_SESSION or self.other_failures:
             return 1
+        if pytest_status == PYTEST_FAILED and not self.regressions:
+            return 1  # pytest counted a failure that no report attributed to a case bound
         gate_failed = self.outcome is not None and self.outcome.gate is not None and not (
             self.outcome.gate.passed
         )
         if self.regressions or gate_failed:
             return self.settings.regression_exit_code
+        if pytest_status == PYTEST_NO_TESTS:
+            return PYTEST_NO_TESTS
         return 0
 
     def closing_notice(self) -> str | None:

@@ -1,7 +1,8 @@
 """Whole-file UTF-8 reading and line splitting, the way taguru (Rust) does them.
 
-Shared by the eval.jsonl loader and the config-file loader, whose error texts embed the
-reason a file could not be read and whose line numbers must match taguru's.
+Shared by the eval.jsonl loader, the config-file loader and ``taguru-evaluate compare``, whose
+error texts embed the reason a file could not be read (:func:`os_error_text`, also used for
+other files' read and write errors) and whose line numbers must match taguru's.
 """
 
 import os
@@ -25,14 +26,16 @@ def read_utf8(path: str) -> str:
         with open(path, "rb") as handle:
             data = handle.read()
     except OSError as error:
-        raise UnreadableFile(_os_error_text(error)) from None
+        raise UnreadableFile(os_error_text(error)) from None
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:
         raise UnreadableFile("stream did not contain valid UTF-8") from None
 
 
-def _os_error_text(error: OSError) -> str:
+def os_error_text(error: OSError) -> str:
+    """An OS error as Rust's ``io::Error`` displays it: ``<text> (os error <n>)``, e.g.
+    ``No such file or directory (os error 2)``; an error without an errno as Python shows it."""
     if error.errno is None:
         return str(error)
     return f"{error.strerror or os.strerror(error.errno)} (os error {error.errno})"

@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict
 from .artifact import CaseBlock, Evaluation, to_jsonable
 from .errors import UsageError
 from .jsonfmt import WRITE_NULL, format_plain
+from .textfile import os_error_text
 from .thresholds_file import Bound, ThresholdsFile, ThresholdsParseError, parse_thresholds
 
 THRESHOLDS_VERSION = 1
@@ -147,9 +148,7 @@ def read_input(path: str) -> bytes:
         with open(path, "rb") as handle:
             return handle.read()
     except OSError as error:
-        reason = error.strerror or str(error)
-        suffix = f" (os error {error.errno})" if error.errno is not None else ""
-        raise UsageError(f"cannot read {path}: {reason}{suffix}") from error
+        raise UsageError(f"cannot read {path}: {os_error_text(error)}") from error
 
 
 def load_thresholds(

@@ -4,13 +4,21 @@ Specification: ``thresholds-and-compare.md`` A.2 (format and JSON strictness) an
 are read with serde's fast, not correctly rounded, float parser).
 """
 
-import json
 from collections.abc import Iterator
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from .jsonfmt import format_plain, parse_serde_float
+from .serde_read import (
+    JsonObject,
+    SerdeError,
+    check_every_string,
+    duplicate_field,
+    fields_from_array,
+    invalid_type,
+    invalid_value,
+    load_json,
+)
 
 # --- the file model (A.2) --------------------------------------------------------------------
 
@@ -41,87 +49,16 @@ class ThresholdsFile(ThresholdsModel):
 # --- strict parsing (A.2) --------------------------------------------------------------------
 
 
-class ThresholdsParseError(ValueError):
+class ThresholdsParseError(SerdeError):
     """The file is not a well-formed thresholds document (serde's parse-time refusals)."""
 
 
-class _Object:
-    """A JSON object kept as its key/value pairs, so that repeated keys stay visible."""
-
-    __slots__ = ("pairs",)
-
-    def __init__(self, pairs: list[tuple[str, Any]]) -> None:
-        self.pairs = pairs
-
-
-_U64_MAX = 2**64 - 1
-_I64_MIN = -(2**63)
-
-
-def _parse_int(text: str) -> int | float:
-    # serde keeps integers that fit u64 (or i64 when negative); ``-0`` and wider ones are f64.
-    if text == "-0":
-        return -0.0
-    number = int(text)
-    if _I64_MIN <= number <= _U64_MAX:
-        return number
-    return parse_serde_float(text)
-
-
-def _reject_constant(name: str) -> Any:
-    raise ThresholdsParseError(f"{name} is not valid JSON")
-
-
-def _describe(value: Any) -> str:
-    """serde's wording for an unexpected value (``invalid type: <this>, expected …``)."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return f"boolean `{str(value).lower()}`"
-    if isinstance(value, int):
-        return f"integer `{value}`"
-    if isinstance(value, float):
-        text = format_plain(value)  # serde shows Rust's `{}` with a decimal point kept
-        return f"floating point `{text if '.' in text else text + '.0'}`"
-    if isinstance(value, str):
-        return f"string {json.dumps(value, ensure_ascii=False)}"
-    if isinstance(value, list):
-        return "sequence"
-    return "map"
-
-
 def _invalid(value: Any, expected: str, where: str) -> ThresholdsParseError:
-    return ThresholdsParseError(f"invalid type: {_describe(value)}, expected {expected} {where}")
+    return ThresholdsParseError(f"{invalid_type(value, expected)} {where}")
 
 
 def _where(path: str) -> str:
     return f"at {path}" if path else "at the top level"
-
-
-_NESTING_LIMIT = 127
-"""serde_json's recursion limit: the 128th nested array or object is refused."""
-
-
-def _check_document(document: Any) -> None:
-    """What serde refuses and Python's json lets through: lone surrogates in strings
-    (``"\\ud800"``) and nesting deeper than ``_NESTING_LIMIT``. Iterative, so that a deep
-    document cannot exhaust Python's own recursion limit."""
-    pending: list[tuple[Any, int]] = [(document, 0)]
-    while pending:
-        value, depth = pending.pop()
-        if isinstance(value, str):
-            if any("\ud800" <= ch <= "\udfff" for ch in value):
-                raise ThresholdsParseError("lone surrogate found in a string escape")
-            continue
-        if isinstance(value, _Object | list):
-            if depth >= _NESTING_LIMIT:
-                raise ThresholdsParseError("recursion limit exceeded")
-            items = (
-                [item for pair in value.pairs for item in pair]
-                if isinstance(value, _Object)
-                else value
-            )
-            pending += [(item, depth + 1) for item in items]
 
 
 def _fields(value: Any, struct: str, names: tuple[str, ...], path: str) -> dict[str, Any]:
@@ -130,13 +67,11 @@ def _fields(value: Any, struct: str, names: tuple[str, ...], path: str) -> dict[
     Like serde, a JSON array is also read positionally in field order (A.2, last bullet).
     """
     if isinstance(value, list):
-        if len(value) > len(names):
-            raise ThresholdsParseError(
-                f"invalid length {len(value)}, expected struct {struct} with "
-                f"{len(names)} elements {_where(path)}"
-            )
-        return dict(zip(names, value, strict=False))
-    if not isinstance(value, _Object):
+        try:
+            return fields_from_array(value, names)
+        except SerdeError as error:
+            raise ThresholdsParseError(f"{error} {_where(path)}") from None
+    if not isinstance(value, JsonObject):
         raise _invalid(value, f"struct {struct}", _where(path))
     found: dict[str, Any] = {}
     for key, item in value.pairs:
@@ -146,14 +81,14 @@ def _fields(value: Any, struct: str, names: tuple[str, ...], path: str) -> dict[
                 f"unknown field `{key}`, expected one of {expected} {_where(path)}"
             )
         if key in found:
-            raise ThresholdsParseError(f"duplicate field `{key}` {_where(path)}")
+            raise ThresholdsParseError(f"{duplicate_field(key)} {_where(path)}")
         found[key] = item
     return found
 
 
 def _map(value: Any, path: str) -> Iterator[tuple[str, Any]]:
     """A name-keyed map's entries; a repeated name is later overwritten (last one wins)."""
-    if not isinstance(value, _Object):
+    if not isinstance(value, JsonObject):
         raise _invalid(value, "a map", _where(path))
     return iter(value.pairs)
 
@@ -183,7 +118,7 @@ def _stamp(value: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise _invalid(value, "u64", where)
     if value < 0:
-        raise ThresholdsParseError(f"invalid value: integer `{value}`, expected u64 {where}")
+        raise ThresholdsParseError(f"{invalid_value(value, 'u64')} {where}")
     return value
 
 
@@ -202,21 +137,12 @@ def parse_thresholds(raw: bytes) -> ThresholdsFile:
     is not a non-negative integer. Integer bounds become floats.
     """
     try:
-        text = raw.decode("utf-8")
-        document = json.loads(
-            text,
-            object_pairs_hook=_Object,
-            parse_float=parse_serde_float,
-            parse_int=_parse_int,
-            parse_constant=_reject_constant,
-        )
+        document = load_json(raw.decode("utf-8"))
+        check_every_string(document)  # every string of the file is read: names and keys
     except UnicodeDecodeError as error:
         raise ThresholdsParseError(f"invalid UTF-8: {error}") from error
-    except RecursionError as error:
-        raise ThresholdsParseError("recursion limit exceeded") from error
-    except ValueError as error:
+    except SerdeError as error:
         raise ThresholdsParseError(str(error)) from error
-    _check_document(document)
     top = _fields(
         document,
         "Thresholds",

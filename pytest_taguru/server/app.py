@@ -2,7 +2,7 @@
 
 Handlers only decode, validate what must be refused before the context lookup (in taguru's
 order), and call the store; the envelope and error mapping live in :mod:`transport`.
-``POST /contexts/{name}/evidence`` is left for the evidence-assembly module (add one Route).
+``POST /contexts/{name}/evidence`` is served by :mod:`evidence` (evidence assembly).
 """
 
 from typing import Any
@@ -16,6 +16,7 @@ from starlette.types import ASGIApp
 
 from pytest_taguru.server.auth import BearerAuth
 from pytest_taguru.server.errors import ApiError, list_over_limit
+from pytest_taguru.server.evidence import assemble_evidence
 from pytest_taguru.server.graph import Namespace, QueryCursor
 from pytest_taguru.server.importer import apply_import, parse_import
 from pytest_taguru.server.requests import (
@@ -365,6 +366,7 @@ ROUTES = [
     Route("/contexts/{name}/sources/search", enveloped(search_passages), methods=["POST"]),
     Route("/contexts/{name}/sources/retract", enveloped(retract_source), methods=["POST"]),
     Route("/contexts/{name}/citations", enveloped(cite), methods=["POST"]),
+    Route("/contexts/{name}/evidence", enveloped(assemble_evidence), methods=["POST"]),
     Route("/contexts/{name}/resolve", enveloped(resolve_concept), methods=["POST"]),
     Route("/contexts/{name}/resolve_label", enveloped(resolve_label), methods=["POST"]),
     Route("/contexts/{name}/query", enveloped(query), methods=["POST"]),

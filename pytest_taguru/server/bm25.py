@@ -12,18 +12,20 @@ holding the term and ``avgdl = max(Σ len / N, 1.0)`` computed in 64-bit, then n
 
 Rounding a 64-bit result of one +, −, × or ÷ of two float32 values to float32 gives exactly the
 float32 operation's result (53 ≥ 2 × 24 + 2 bits), so plain Python floats rounded after each
-step reproduce the server's digits. Why not a library such as ``bm25s``: it computes in its own
-order with numpy (float32 arrays but a different idf variant, term weighting and summation order,
-no per-step rounding as above), knows nothing of taguru's tokenizer and its score-then-source-
-then-paragraph ranking, and would add numpy to the server extra; reproducing the fixture digits
-(``0.28768212``, ``0.86304635``) needs the exact formula above, so the index is written here.
+step reproduce the server's digits. Why not a library such as ``bm25s``: it scores with numpy,
+precomputing per-document term weights eagerly in its own formula variants, precision and
+summation order, so it cannot promise this exact sequence of float32 roundings (nor the sum in
+query-term order); it also brings its own tokenization rather than taguru's, knows nothing of
+the score-then-source-then-paragraph ranking, and would add numpy to the ``server`` extra. The
+fixture digits (``0.28768212``, ``0.86304635``) need the exact steps above, so the index is
+written here.
 
 Layout for speed: an inverted index ``term → (slot ids ascending, shapes)`` where a posting's
 *shape* packs the slot length and the term frequency — a term's contribution depends on nothing
-else — so a search computes one contribution per distinct shape of each query term and costs a
-dictionary hit plus one 64-bit addition per posting; each term's sums are rounded to float32
-in one ``array("f", ...)`` conversion, and the first term's postings become the score table in
-one C-level ``dict(zip(...))``.
+else, so it is computed once per distinct shape of a query term. Only the top ``pool`` slots
+are served, so a search prunes with MaxScore (see ``Bm25Index._pool_scores``): common terms,
+whose postings are long but whose contributions are small, are only looked up for slots that
+rarer terms already made candidates, and only the final candidates get their exact score.
 Slot ids are handed out increasingly and never reused; a source's slots are contiguous, so
 removing a source deletes one slice from each of its terms' postings.
 """
@@ -31,7 +33,6 @@ removing a source deletes one slice from each of its terms' postings.
 import heapq
 import math
 import struct
-from array import array
 from bisect import bisect_left
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
@@ -63,6 +64,11 @@ _ONE_MINUS_B = 0.25  # exact in float32
 _FIRST_POOL = 50
 _SHAPE_SHIFT = 32  # a posting's shape = len << 32 | tf (tf ≤ len < 2**31)
 _TF_MASK = (1 << _SHAPE_SHIFT) - 1
+# Relative margin on every pruning comparison: a float32 sum of n contributions is within
+# n × 2**-24 of their exact sum, far inside this.
+_MARGIN = 1e-4
+_MARGIN_PER_TERM = 1e-6
+_WALK_OVER_BISECT = 10
 
 
 def pool_size(limit: int) -> int:
@@ -104,11 +110,65 @@ class LaneHit:
     """1-based position in the lane list."""
 
 
+class _Postings:
+    """One term's postings: slot ids ascending, their shapes, and bounds for pruning.
+
+    ``max_tf`` and ``min_length`` only grow looser when slots are removed, so they stay valid.
+    """
+
+    __slots__ = ("max_tf", "min_length", "shapes", "slots", "term")
+
+    def __init__(self, term: Term) -> None:
+        self.term = term
+        self.slots: list[int] = []
+        self.shapes: list[int] = []
+        self.max_tf = 0
+        self.min_length = _TF_MASK
+
+
 @dataclass(frozen=True, slots=True)
 class _SourceSlots:
     first: int
     count: int
-    terms: tuple[Term, ...]  # distinct terms over the source's slots, to unlink its postings
+    postings: tuple[_Postings, ...]  # of the terms of its slots, to unlink them on removal
+
+
+class _QueryTerm:
+    """A query term with postings, scored against one index state."""
+
+    __slots__ = ("avgdl", "bound", "by_shape", "idf", "norms", "postings")
+
+    def __init__(
+        self, postings: _Postings, slot_count: int, avgdl: float, norms: dict[int, float]
+    ) -> None:
+        self.postings = postings
+        self.idf = idf(slot_count, len(postings.slots))
+        self.avgdl = avgdl
+        self.norms = norms
+        self.by_shape: dict[int, float] = {}
+        # No posting contributes more: contribution grows with tf and shrinks with len.
+        self.bound = contribution(
+            self.idf, postings.max_tf, length_norm(postings.min_length, avgdl)
+        )
+
+    def value(self, shape: int) -> float:
+        """The contribution of a posting of this shape (memoized)."""
+        found = self.by_shape.get(shape)
+        if found is None:
+            length, tf = shape >> _SHAPE_SHIFT, shape & _TF_MASK
+            norm = self.norms.get(length)
+            if norm is None:
+                norm = self.norms[length] = length_norm(length, self.avgdl)
+            found = self.by_shape[shape] = contribution(self.idf, tf, norm)
+        return found
+
+    def value_at(self, slot: int) -> float | None:
+        """The contribution to ``slot``, or ``None`` when the slot lacks the term."""
+        slots = self.postings.slots
+        position = bisect_left(slots, slot)
+        if position < len(slots) and slots[position] == slot:
+            return self.value(self.postings.shapes[position])
+        return None
 
 
 class Bm25Index:
@@ -119,7 +179,7 @@ class Bm25Index:
     """
 
     def __init__(self) -> None:
-        self._postings: dict[Term, tuple[list[int], list[int]]] = {}
+        self._postings: dict[Term, _Postings] = {}
         self._shapes: dict[int, int] = {}  # one int object per distinct shape, shared by postings
         self._slot_source: list[str] = []
         self._slot_paragraph: list[int] = []
@@ -127,6 +187,8 @@ class Bm25Index:
         self._sources: dict[str, _SourceSlots] = {}
         self._live_slots = 0
         self._total_length = 0
+        self._norms: dict[int, float] = {}  # length_norm by length, for ``_norms_avgdl``
+        self._norms_avgdl = 0.0
 
     @property
     def slot_count(self) -> int:
@@ -148,7 +210,8 @@ class Bm25Index:
         postings = self._postings
         shared_shape = self._shapes.setdefault
         first = len(self._slot_length)
-        source_terms: set[Term] = set()
+        source_postings: set[_Postings] = set()
+        touch = source_postings.add
         for paragraph, text in enumerate(paragraphs):
             terms = document_terms(text)
             if questions:
@@ -156,22 +219,25 @@ class Bm25Index:
                     terms.extend(document_terms(question))
             slot = first + paragraph
             counts = Counter(terms)
-            length_key = len(terms) << _SHAPE_SHIFT
+            length = len(terms)
             for term, tf in counts.items():
-                shape = shared_shape(length_key | tf, length_key | tf)
                 posting = postings.get(term)
                 if posting is None:
-                    postings[term] = ([slot], [shape])
-                else:
-                    posting[0].append(slot)
-                    posting[1].append(shape)
-            source_terms.update(counts)
+                    posting = postings[term] = _Postings(term)
+                touch(posting)
+                posting.slots.append(slot)
+                shape = length << _SHAPE_SHIFT | tf
+                posting.shapes.append(shared_shape(shape, shape))
+                if tf > posting.max_tf:
+                    posting.max_tf = tf
+                if length < posting.min_length:
+                    posting.min_length = length
             self._slot_source.append(source)
             self._slot_paragraph.append(paragraph)
-            self._slot_length.append(len(terms))
-            self._total_length += len(terms)
+            self._slot_length.append(length)
+            self._total_length += length
         self._live_slots += len(paragraphs)
-        self._sources[source] = _SourceSlots(first, len(paragraphs), tuple(source_terms))
+        self._sources[source] = _SourceSlots(first, len(paragraphs), tuple(source_postings))
 
     def remove_source(self, source: str) -> None:
         """Drop every slot of ``source`` (no-op for an unknown source)."""
@@ -179,15 +245,14 @@ class Bm25Index:
         if stored is None:
             return
         end = stored.first + stored.count
-        for term in stored.terms:
-            slots, shapes = self._postings[term]
-            low = bisect_left(slots, stored.first)
-            high = bisect_left(slots, end, low)
-            if low == 0 and high == len(slots):
-                del self._postings[term]
+        for posting in stored.postings:
+            low = bisect_left(posting.slots, stored.first)
+            high = bisect_left(posting.slots, end, low)
+            if low == 0 and high == len(posting.slots):
+                del self._postings[posting.term]
             else:
-                del slots[low:high]
-                del shapes[low:high]
+                del posting.slots[low:high]
+                del posting.shapes[low:high]
         self._live_slots -= stored.count
         self._total_length -= sum(self._slot_length[stored.first : end])
 
@@ -198,60 +263,57 @@ class Bm25Index:
 
         Order: score descending, then source ascending (code point order, which is UTF-8 byte
         order), then paragraph ascending. Every slot holding at least one query term is a hit.
-        Only slots of sources for which ``eligible(source)`` is true are served; ``N``, ``df``
-        and ``avgdl`` always cover the whole index. ``[]`` when ``limit`` ≤ 0 or the query
-        has no terms.
+        Only slots of sources for which ``eligible(source)`` is true are scored and served;
+        ``N``, ``df`` and ``avgdl`` always cover the whole index. ``[]`` when ``limit`` ≤ 0 or
+        the query has no terms.
         """
         if limit <= 0:
             return []
         terms = query_terms(query)
         if not terms or not self._live_slots:
             return []
-        scores = self._score(terms)
-        if eligible is not None:
-            allowed = self._eligible_slots(eligible)
-            scores = {
-                slot: scores[slot] for slot in compress(scores, map(allowed.__getitem__, scores))
-            }
-        return self._rank(scores, pool_size(limit))
+        allowed = None if eligible is None else self._eligible_slots(eligible)
+        pool = pool_size(limit)
+        return self._rank(self._pool_scores(terms, pool, allowed), pool)
 
-    def _score(self, terms: list[Term]) -> dict[int, float]:
-        """BM25 score of every slot holding at least one of ``terms`` (deduplicated, in order)."""
+    def _pool_scores(
+        self, terms: list[Term], pool: int, allowed: bytearray | None
+    ) -> dict[int, float]:
+        """Exact scores of a set of eligible hits that holds the best ``pool`` of them.
+
+        MaxScore pruning, exact by construction. Terms are taken by descending upper bound
+        (rare terms first); each adds its contributions to the 64-bit partial sums of the slots
+        holding it. Once the bounds of the remaining terms together fall below the
+        ``pool``-th best partial sum, no slot outside the partial table can reach the pool, so
+        the remaining terms only complete the sums of slots already there. Slots whose
+        complete sum is below the ``pool``-th best are dropped; the survivors get their exact
+        float32 score, summed in query-term order. Comparisons carry a relative margin far
+        above the float32 rounding of a sum.
+        """
         slot_count = self._live_slots
         avgdl = average_length(self._total_length, slot_count)
-        norms: dict[int, float] = {}
-        scores: dict[int, float] = {}
-        for term in terms:
-            posting = self._postings.get(term)
-            if posting is None:
-                continue
-            slots, shapes = posting
-            term_idf = idf(slot_count, len(slots))
-            by_shape: dict[int, float] = {}
-            if not scores:
-                # The first term's contributions are the scores themselves (0 + c = c).
-                for shape in set(shapes):
-                    by_shape[shape] = _shape_contribution(term_idf, shape, avgdl, norms)
-                scores = dict(zip(slots, map(by_shape.__getitem__, shapes), strict=True))
-                continue
-            cached = by_shape.get
-            previous = scores.get
-            summed_slots: list[int] = []
-            sums: list[float] = []
-            for slot, shape in zip(slots, shapes, strict=True):
-                value = cached(shape)
-                if value is None:
-                    value = by_shape[shape] = _shape_contribution(term_idf, shape, avgdl, norms)
-                before = previous(slot)
-                if before is None:
-                    scores[slot] = value
-                else:
-                    summed_slots.append(slot)
-                    sums.append(before + value)
-            # float32 addition: the exact 64-bit sum of two float32 values rounded once, all
-            # of this term's sums in one array conversion (a slot occurs once per term).
-            scores.update(zip(summed_slots, array("f", sums).tolist(), strict=True))
-        return scores
+        if avgdl != self._norms_avgdl:
+            self._norms, self._norms_avgdl = {}, avgdl
+        norms = self._norms
+        in_query_order = [
+            _QueryTerm(postings, slot_count, avgdl, norms)
+            for postings in map(self._postings.get, terms)
+            if postings is not None
+        ]
+        margin = _MARGIN + len(in_query_order) * _MARGIN_PER_TERM
+        by_bound = sorted(in_query_order, key=lambda term: term.bound, reverse=True)
+        partial: dict[int, float] = {}
+        for position, term in enumerate(by_bound):
+            rest = by_bound[position:]
+            reachable = math.fsum(t.bound for t in rest) * (1 + margin)
+            floor = _pruning_floor(partial, pool, margin, by_bound[:position], rest)
+            if floor is not None and reachable < floor:
+                _complete_candidates(partial, rest, floor, margin)
+                break
+            _accumulate(term, partial, allowed)
+        floor = _floor(partial, pool, margin)
+        survivors = partial if floor is None else [s for s, p in partial.items() if p >= floor]
+        return {slot: _exact_score(slot, in_query_order) for slot in survivors}
 
     def _eligible_slots(self, eligible: Callable[[str], bool]) -> bytearray:
         """A flag per slot id: 1 when its source is stored and ``eligible``."""
@@ -280,12 +342,91 @@ class Bm25Index:
         ]
 
 
-def _shape_contribution(
-    term_idf: float, shape: int, avgdl: float, norms: dict[int, float]
-) -> float:
-    """:func:`contribution` of a posting shape; ``norms`` caches :func:`length_norm` by length."""
-    length, tf = shape >> _SHAPE_SHIFT, shape & _TF_MASK
-    norm = norms.get(length)
-    if norm is None:
-        norm = norms[length] = length_norm(length, avgdl)
-    return contribution(term_idf, tf, norm)
+def _floor(partial: dict[int, float], pool: int, margin: float) -> float | None:
+    """The ``pool``-th best partial sum less the margin, ``None`` with fewer candidates."""
+    if len(partial) < pool:
+        return None
+    return heapq.nlargest(pool, partial.values())[-1] * (1 - margin)
+
+
+def _pruning_floor(
+    partial: dict[int, float],
+    pool: int,
+    margin: float,
+    done: list[_QueryTerm],
+    rest: list[_QueryTerm],
+) -> float | None:
+    """:func:`_floor`, only when pruning is possible and could pay.
+
+    Finding the floor costs a pass over ``partial``; it is skipped when the bounds of the
+    ``rest`` exceed those of the terms ``done`` (no partial sum can exceed the latter) or when
+    the ``rest`` hold fewer postings than ``partial`` has entries.
+    """
+    if len(partial) < pool or math.fsum(t.bound for t in rest) >= math.fsum(t.bound for t in done):
+        return None
+    if sum(len(t.postings.slots) for t in rest) <= len(partial):
+        return None
+    return _floor(partial, pool, margin)
+
+
+def _accumulate(term: _QueryTerm, partial: dict[int, float], allowed: bytearray | None) -> None:
+    """Add ``term``'s contribution to the partial sum of every (eligible) slot holding it.
+
+    Partial sums are 64-bit and only compared with margins, so their order of addition is free:
+    a term with more postings than there are sums becomes a fresh table built in C-level calls,
+    into which the existing sums are folded.
+    """
+    slots, shapes = term.postings.slots, term.postings.shapes
+    eligible = None if allowed is None else map(allowed.__getitem__, slots)
+    if len(partial) * 2 < len(slots):
+        for shape in set(shapes).difference(term.by_shape):
+            term.value(shape)
+        pairs = zip(slots, map(term.by_shape.__getitem__, shapes), strict=True)
+        incoming = dict(pairs if eligible is None else compress(pairs, eligible))
+        folded = incoming.get
+        for slot, sum_so_far in partial.items():
+            incoming[slot] = folded(slot, 0.0) + sum_so_far
+        partial.clear()
+        partial.update(incoming)
+        return
+    cached, before = term.by_shape.get, partial.get
+    holders = zip(slots, shapes, strict=True)
+    for slot, shape in holders if eligible is None else compress(holders, eligible):
+        value = cached(shape)
+        if value is None:
+            value = term.value(shape)
+        partial[slot] = before(slot, 0.0) + value
+
+
+def _complete_candidates(
+    partial: dict[int, float], rest: list[_QueryTerm], floor: float, margin: float
+) -> None:
+    """Add the ``rest`` terms to the candidates' sums, dropping on the way every candidate that
+    cannot reach ``floor`` even with the bounds of the terms still to add."""
+    for position, term in enumerate(rest):
+        reachable = math.fsum(t.bound for t in rest[position:]) * (1 + margin)
+        for slot in [s for s, p in partial.items() if p + reachable < floor]:
+            del partial[slot]
+        # Walking the postings costs ~1/10 of a bisection per candidate.
+        if len(term.postings.slots) <= _WALK_OVER_BISECT * len(partial):
+            cached = term.by_shape.get
+            holders = zip(term.postings.slots, term.postings.shapes, strict=True)
+            for slot, shape in holders:
+                if slot in partial:
+                    value = cached(shape)
+                    partial[slot] += term.value(shape) if value is None else value
+        else:
+            for slot in list(partial):
+                found = term.value_at(slot)
+                if found is not None:
+                    partial[slot] += found
+
+
+def _exact_score(slot: int, in_query_order: list[_QueryTerm]) -> float:
+    """The float32 BM25 score of ``slot``: contributions added in query-term order."""
+    score = 0.0
+    for term in in_query_order:
+        found = term.value_at(slot)
+        if found is not None:
+            score = _unpack_f32(_pack_f32(score + found))[0]
+    return score

@@ -458,14 +458,15 @@ class Store:
             if after is not None:
                 cursor = (-abs(after.weight), after.subject, after.label, after.object)
                 rows = [r for r in rows if _rank_key(r) > cursor]
-            matches = [self._association(context, r) for r in rows[:limit]]
+            matches = [self.association_out(context, r) for r in rows[:limit]]
             self.note_read(context, empty=total == 0)
             return QueryResult(
                 total=total, matches=matches, plan=QueryPlan(contexts=[name])
             ).model_dump()
 
     @staticmethod
-    def _association(context: Context, row: MatchRow) -> Association:
+    def association_out(context: Context, row: MatchRow) -> Association:
+        """One served association with its attributions' sections and locators resolved."""
         attributions = []
         for a in row.attributions:
             passage = context.passages.get(a.source)

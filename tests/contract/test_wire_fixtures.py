@@ -63,6 +63,74 @@ def search_corpus(http: httpx.Client) -> None:
     ok(http.post("/contexts/corpus-c/sources", json={"passages": {"doc.md": text}}))
 
 
+# --- evidence fixtures (POST /contexts/{name}/evidence) -------------------------------------
+# Each population is what the fixture's response implies: context names from the passage
+# candidate ids where they show, passages with their locators, associations with weight 1.0.
+
+
+def edge(subject: str, label: str, obj: str, **extra: Any) -> dict[str, Any]:
+    return {"subject": subject, "label": label, "object": obj, "weight": 1.0, **extra}
+
+
+def populate(
+    http: httpx.Client,
+    name: str,
+    passages: dict[str, str] | None = None,
+    edges: list[dict[str, Any]] | None = None,
+    page_one: str | None = None,
+) -> None:
+    """Create ``name`` with ``passages`` (``page_one``'s paragraph 0 located at page 1)."""
+    create(http, name)
+    if passages:
+        body: dict[str, Any] = {"passages": passages}
+        if page_one is not None:
+            locator = {"paragraph": 0, "locator": {"kind": "page", "value": "1"}}
+            body["locators"] = {page_one: [locator]}
+        ok(http.post(f"/contexts/{name}/sources", json=body))
+    if edges:
+        ok(http.post(f"/contexts/{name}/associations", json=edges))
+
+
+def evidence_budget(http: httpx.Client) -> None:
+    populate(http, "budget-corpus", edges=[edge(f"s{i}", "rel", f"o{i}") for i in range(5)])
+
+
+def evidence_communities(http: httpx.Client) -> None:
+    populate(http, "comm-corpus", edges=[edge("alpha", "rel", "beta")])
+
+
+def evidence_contradiction(http: httpx.Client) -> None:
+    passages = {"s1.md": "猫は哺乳類である。", "s2.md": "猫は爬虫類だと主張する文献もある。"}
+    edges = [
+        edge("猫", "is_a", "哺乳類", source="s1.md", paragraph=0),
+        edge("猫", "is_a", "爬虫類", source="s2.md", paragraph=0),
+    ]
+    populate(http, "contra-corpus", passages, edges, page_one="s1.md")
+
+
+def evidence_duplicate(http: httpx.Client) -> None:
+    text = "the quick brown fox jumps over the lazy dog"
+    populate(http, "dup-corpus", {"a.md": text, "b.md": text})
+
+
+def evidence_mixed(http: httpx.Client) -> None:
+    text = "青嶺酒造は雲居県霧沢町の蔵元である。杜氏は高瀬である。"
+    edges = [edge("青嶺酒造", "杜氏", "高瀬", source="docs/kura.md", paragraph=0)]
+    populate(http, "sake", {"docs/kura.md": text}, edges, page_one="docs/kura.md")
+
+
+EVIDENCE_SERVED: dict[str, tuple[str, Setup]] = {
+    "evidence_budget_constrained": ("budget-corpus", evidence_budget),
+    "evidence_communities_degrade_and_rerank_reason": ("comm-corpus", evidence_communities),
+    "evidence_contradiction_group": ("contra-corpus", evidence_contradiction),
+    "evidence_duplicate_passage": ("dup-corpus", evidence_duplicate),
+    "evidence_mixed_lanes": ("sake", evidence_mixed),
+    "error_no_context": ("does-not-exist", nothing),
+    "error_malformed_request": ("corpus-e", lambda http: create(http, "corpus-e")),
+    "error_over_limit": ("corpus-e", lambda http: create(http, "corpus-e")),
+}
+
+
 # operation → (context the {name} placeholder becomes, population before the replay)
 SERVED: dict[str, tuple[str, Setup]] = {
     "health": ("", nothing),
@@ -77,6 +145,7 @@ SERVED: dict[str, tuple[str, Setup]] = {
     "sources_search": ("corpus-c", search_corpus),
     "import": ("", nothing),
     "import_refusal_durable_prefix": ("", nothing),
+    **EVIDENCE_SERVED,
 }
 
 NOT_SERVED = {
@@ -98,8 +167,9 @@ NOT_SERVED = {
     "add_associations_warn": "needs an installed schema document (warn mode); the reference "
     "server has no schemas",
     "import_with_schema": "carries a taguru_schema record; the reference server has no schemas",
+    "error_forbidden": "needs a key whose scope excludes the derived ::communities context; "
+    "the reference server's keys are not scoped",
 }
-LATER_ISSUE = "POST …/evidence (evidence assembly) is a later issue"
 
 
 def all_fixtures() -> list[str]:
@@ -111,8 +181,6 @@ def skip_reason(name: str) -> str | None:
         return None
     if name in NOT_SERVED:
         return NOT_SERVED[name]
-    if name.startswith("evidence_") or load_fixture(name)["route"].endswith("/evidence"):
-        return LATER_ISSUE
     return "unclassified fixture"
 
 
@@ -207,7 +275,7 @@ def test_over_limit_envelope_shape(http: httpx.Client) -> None:
 
 @pytest.mark.parametrize("route", sorted(load_shapes()["required_request_fields"]))
 def test_required_request_fields_are_enforced(route: str, http: httpx.Client) -> None:
-    if route != "/contexts/{name}/sources/search":
+    if route not in ("/contexts/{name}/sources/search", "/contexts/{name}/evidence"):
         pytest.skip(f"{route} is not served by the reference server")
     create(http, "corpus-c")
     for field in load_shapes()["required_request_fields"][route]:

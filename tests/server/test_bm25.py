@@ -1,12 +1,15 @@
 """BM25 lane of the reference server (server-wire.md §3.9, §2.12, fixtures)."""
 
 import math
+import random
 import struct
+from unittest.mock import patch
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from pytest_taguru.server import bm25
 from pytest_taguru.server.bm25 import Bm25Index, LaneHit, f32, idf
 from pytest_taguru.server.text import document_terms, query_terms
 
@@ -234,3 +237,82 @@ def test_incremental_updates_equal_a_fresh_build(
         if wanted & set(document_terms(text))
     )[:50]
     assert [(-h.score, h.source, h.paragraph) for h in index.search(query, 3)] == expected
+
+
+_WORDS = ["酒造", "酒造", "酒造", "の", "米", "水の", "青嶺", "杜氏は", "ab", "cd", "ab ab"]
+_SKEWED_PARAGRAPH = st.lists(st.sampled_from(_WORDS), max_size=6).map("".join)
+
+
+@settings(max_examples=120)
+@given(
+    st.lists(st.lists(_SKEWED_PARAGRAPH, min_size=1, max_size=8), min_size=1, max_size=6),
+    st.lists(st.sampled_from(_WORDS), min_size=1, max_size=5).map(" ".join),
+    st.integers(min_value=1, max_value=5),
+    st.booleans(),
+)
+def test_pruned_lane_equals_the_exhaustive_ranking(
+    sources: list[list[str]], query: str, pool: int, filtered: bool
+) -> None:
+    # A small pool makes the MaxScore pruning kick in on these small corpora.
+    corpus = {f"s{number}.md": paragraphs for number, paragraphs in enumerate(sources)}
+    index = _index(corpus)
+    eligible = (lambda source: source != "s0.md") if filtered else None
+    with patch.object(bm25, "pool_size", lambda limit: pool):
+        hits = index.search(query, 1, eligible)
+    slots = [[p] for paragraphs in corpus.values() for p in paragraphs]
+    wanted = set(query_terms(query))
+    expected = sorted(
+        (-reference_score(query, [text], slots), source, number)
+        for source, paragraphs in corpus.items()
+        if eligible is None or eligible(source)
+        for number, text in enumerate(paragraphs)
+        if wanted & set(document_terms(text))
+    )[:pool]
+    assert [(-h.score, h.source, h.paragraph) for h in hits] == expected
+
+
+def _reference_lane(
+    query: str, corpus: dict[str, list[str]], pool: int
+) -> list[tuple[float, str, int]]:
+    """Every slot's §3.9 score computed plainly (terms tokenized once), ranked and cut."""
+    slots = [(s, n, document_terms(t)) for s, ps in corpus.items() for n, t in enumerate(ps)]
+    avgdl = _round(max(sum(len(terms) for _, _, terms in slots) / len(slots), 1.0))
+    k1 = _round(1.2)
+    ranked = []
+    for source, number, terms in slots:
+        score, found = 0.0, False
+        for term in query_terms(query):
+            tf = terms.count(term)
+            if tf:
+                found = True
+                df = sum(term in other for _, _, other in slots)
+                ratio = _round(_round(len(slots) - df + 0.5) / _round(df + 0.5))
+                term_idf = _round(math.log(_round(ratio + 1.0)))
+                numerator = _round(term_idf * _round(tf * _round(k1 + 1.0)))
+                norm = _round(k1 * _round(0.25 + _round(_round(0.75 * len(terms)) / avgdl)))
+                score = _round(score + _round(numerator / _round(tf + norm)))
+        if found:
+            ranked.append((-score, source, number))
+    return sorted(ranked)[:pool]
+
+
+def test_pruned_lane_on_a_zipf_like_corpus() -> None:
+    rng = random.Random(11)
+    words = [
+        "".join(rng.choices("酒造米水青嶺杜氏高瀬蔵元の", k=rng.randint(1, 3))) for _ in range(60)
+    ]
+    weights = [1 / (rank + 1) for rank in range(len(words))]
+    corpus = {
+        f"doc{number:03d}.md": [
+            "".join(rng.choices(words, weights, k=rng.randint(1, 12))) for _ in range(8)
+        ]
+        for number in range(50)
+    }
+    index = _index(corpus)
+    for _ in range(25):
+        query = "".join(rng.choices(words, weights, k=rng.randint(1, 6)))
+        for pool in (3, 10):
+            with patch.object(bm25, "pool_size", lambda limit, pool=pool: pool):
+                hits = index.search(query, 1)
+            expected = _reference_lane(query, corpus, pool)
+            assert [(-h.score, h.source, h.paragraph) for h in hits] == expected, query

@@ -10,10 +10,12 @@ from hypothesis import strategies as st
 from pytest_taguru.artifact import (
     AssociationProbe,
     AttributionLocator,
+    BudgetBlock,
     CheckResolved,
     CheckUnresolved,
     CitationCheck,
     CueResolution,
+    EvidenceAssembled,
     HitLocator,
     PassageFailed,
     PassageSearched,
@@ -477,14 +479,14 @@ def test_case_block_of_a_failed_passage() -> None:
     )
     structural = Structural(cues=[concept("x")])
     lanes = LaneResults(passage=FAILED, structural=structural, checks=[check(served=False)])
-    block = build_case_block(case, lanes, budget={"items_used": 1})
+    block = build_case_block(case, lanes, budget=BudgetBlock(items_used=1))
     assert block.cues is None
     assert block.limit == 10
     assert block.recall is None and block.lane_cross is None and block.diversity_sources is None
     assert block.coverage is not None and block.coverage.concepts is not None
     assert block.citations is not None and block.citations.recall.matched == 0
     assert block.missed == ["expected_citations: (a, 0) not found among served results"]
-    assert block.budget == {"items_used": 1} and block.evidence is None
+    assert block.budget == BudgetBlock(items_used=1) and block.evidence is None
 
 
 def test_case_block_of_a_passage_only_case() -> None:
@@ -496,13 +498,13 @@ def test_case_block_of_a_passage_only_case() -> None:
         options=CaseOptions(limit=3),
     )
     lanes = LaneResults(passage=searched("a#0"), structural=None, checks=None)
-    block = build_case_block(case, lanes, evidence={"outcome": "assembled"})
+    block = build_case_block(case, lanes, evidence=EvidenceAssembled())
     assert block.cues == ["k"] and block.limit == 3
     assert block.recall is not None and block.recall.matched == 1
     assert block.structural is None and block.coverage is None and block.lane_cross is None
     assert block.citations is None
     assert (block.missed, block.missed_truncated, block.diversity_sources) == ([], 0, 1)
-    assert block.evidence == {"outcome": "assembled"}
+    assert block.evidence == EvidenceAssembled()
 
 
 def test_case_block_refuses_checks_that_do_not_match_the_citations() -> None:

@@ -1,0 +1,53 @@
+"""Fixtures of the end-to-end (pytester) runs; the material itself lives in ``e2e``."""
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from e2e import CORPUS, TOKEN, CountingListener, Suite
+
+from pytest_taguru.server.runner import ReferenceServer
+
+
+@pytest.fixture(autouse=True)
+def hermetic_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Runs must not see the outer CI's GitHub variables or a developer's taguru settings."""
+    for name in (
+        "GITHUB_ACTIONS",
+        "GITHUB_STEP_SUMMARY",
+        "TAGURU_ADDR",
+        "TAGURU_CONFIG",
+        "TAGURU_API_TOKEN",
+        "TAGURU_API_TOKENS",
+        "PYTEST_XDIST_AUTO_NUM_WORKERS",
+    ):
+        monkeypatch.delenv(name, raising=False)
+
+
+@pytest.fixture
+def suite(pytester: pytest.Pytester) -> Suite:
+    return Suite(pytester)
+
+
+@pytest.fixture(params=[pytest.param((), id="plain"), pytest.param(("-n", "2"), id="xdist")])
+def dist(request: pytest.FixtureRequest) -> tuple[str, ...]:
+    """Extra arguments: a plain run, or a pytest-xdist run with two workers."""
+    value: tuple[str, ...] = request.param
+    return value
+
+
+@pytest.fixture
+def listener() -> Iterator[CountingListener]:
+    counting = CountingListener()
+    yield counting
+    counting.close()
+
+
+@pytest.fixture
+def served_corpus(tmp_path: Path) -> Iterator[ReferenceServer]:
+    """The test corpus on a reference server started in this process (for ``--taguru-url``);
+    it requires the bearer token ``TOKEN``."""
+    corpus = tmp_path / "served-corpus.ndjson"
+    corpus.write_text(CORPUS, encoding="utf-8")
+    with ReferenceServer.from_import_files([corpus], token=TOKEN) as server:
+        yield server

@@ -1,0 +1,63 @@
+"""How taguru's exit codes combine with ordinary pytest outcomes in one session.
+
+Precedence: usage or input error 2 > the run could not complete, or any ordinary failure 1 >
+quality regression 3 (``--taguru-regression-exit-code``) > pytest's "no tests ran" 5 > 0.
+"""
+
+import pytest
+from e2e import Suite
+
+GATE_FAILS = {"taguru_evaluate_thresholds": 1, "aggregate": {"recall.recall_at_k": {"min": 0.9}}}
+GATE_PASSES = {"taguru_evaluate_thresholds": 1}
+
+
+@pytest.mark.parametrize(
+    ("ordinary", "gate", "expected"),
+    [
+        pytest.param("assert True", GATE_FAILS, 3, id="ordinary-pass+gate-fail"),
+        pytest.param("assert False", GATE_PASSES, 1, id="ordinary-fail+gate-pass"),
+        pytest.param("assert False", GATE_FAILS, 1, id="ordinary-fail+gate-fail"),
+        pytest.param("assert False", None, 1, id="ordinary-fail+report-only"),
+    ],
+)
+def test_ordinary_tests_in_the_same_session(
+    suite: Suite, ordinary: str, gate: dict[str, object] | None, expected: int
+) -> None:
+    suite.pytester.makepyfile(test_ordinary=f"def test_ordinary():\n    {ordinary}\n")
+    args = () if gate is None else ("--taguru-thresholds", suite.write_thresholds(gate))
+    result = suite.run(*args)
+
+    assert result.ret == expected
+    assert (suite.path / "evaluation.json").is_file()
+
+
+def test_a_collection_error_elsewhere_writes_no_artifact_and_exits_1(suite: Suite) -> None:
+    suite.pytester.makepyfile(test_broken="import no_such_module_anywhere\n")
+    result = suite.run()
+
+    assert result.ret == 1
+    result.stderr.fnmatch_lines(
+        [
+            "taguru: evaluate: the pytest session did not complete (status 2); "
+            "evaluation.json was not written"
+        ]
+    )
+    assert not (suite.path / "evaluation.json").exists()
+
+
+def test_a_session_stopped_by_pytest_exit_writes_no_artifact(suite: Suite) -> None:
+    suite.pytester.makeconftest(
+        "import pytest\n\n\ndef pytest_runtest_call(item):\n"
+        "    if item.name == 'c-gamma':\n        pytest.exit('stop here')\n"
+    )
+    result = suite.run()
+
+    assert result.ret == 1
+    assert not (suite.path / "evaluation.json").exists()
+
+
+def test_pytest_usage_errors_keep_pytest_status_4(suite: Suite) -> None:
+    # Argument parsing happens before any plugin code runs; pytest reports and exits 4.
+    result = suite.run("--no-such-flag", serve=False)
+
+    assert result.ret == 4

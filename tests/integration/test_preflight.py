@@ -1,0 +1,85 @@
+"""Preflight and the run's own failures: exit 1 or 2, and never an artifact (evaluate-run.md
+§1.7, §3.1, §3.3); a file already at ``--taguru-out`` survives."""
+
+import pytest
+from e2e import EVAL, CountingListener, Suite
+
+PREVIOUS = '{"an earlier": "artifact"}'
+
+# Stops the embedded server after the last case, so re-reading the context after the run fails.
+STOP_SERVER_CONFTEST = """
+def pytest_runtest_teardown(item):
+    if item.name == "c-miss":
+        item.config.pluginmanager.get_plugin("taguru-controller").controller.server.stop()
+"""
+
+
+@pytest.fixture
+def previous_artifact(suite: Suite) -> str:
+    (suite.path / "evaluation.json").write_text(PREVIOUS, encoding="utf-8")
+    return PREVIOUS
+
+
+def assert_untouched(suite: Suite) -> None:
+    assert (suite.path / "evaluation.json").read_text(encoding="utf-8") == PREVIOUS
+
+
+def test_every_missing_expected_source_is_listed_then_exit_2(
+    suite: Suite, previous_artifact: str, dist: tuple[str, ...]
+) -> None:
+    broken = EVAL.replace('"docs/gamma.md"', '"docs/nope.md"').replace(
+        '"source":"docs/beta.md","paragraphs":[1]', '"source":"docs/gone.md","relevance":0'
+    )
+    (suite.path / "eval.jsonl").write_text(broken, encoding="utf-8")
+    result = suite.run(*dist)
+
+    assert result.ret == 2
+    result.stderr.fnmatch_lines(
+        [
+            "taguru: evaluate: case 'c-gamma': expected_sources names 'docs/nope.md', "
+            "which 'mini' does not carry",
+            "taguru: evaluate: case 'c-miss': expected_sources names 'docs/gone.md', "
+            "which 'mini' does not carry",
+        ]
+    )
+    assert "passed" not in result.stdout.str()
+    assert_untouched(suite)
+
+
+def test_an_unknown_context_exits_2(suite: Suite, previous_artifact: str) -> None:
+    result = suite.run("--taguru-context", "nope")
+
+    assert result.ret == 2
+    result.stderr.fnmatch_lines(["evaluate → http://127.0.0.1:*", "taguru: evaluate: *nope*"])
+    assert_untouched(suite)
+
+
+def test_an_unreachable_server_exits_1(
+    suite: Suite, previous_artifact: str, listener: CountingListener
+) -> None:
+    result = suite.run("--taguru-url", listener.url, serve=False)
+
+    assert result.ret == 1
+    result.stderr.fnmatch_lines([f"taguru: evaluate: server at {listener.url} is not reachable: *"])
+    assert_untouched(suite)
+
+
+def test_a_failed_reread_after_the_run_exits_1(suite: Suite, previous_artifact: str) -> None:
+    suite.pytester.makeconftest(STOP_SERVER_CONFTEST)
+    result = suite.run()
+
+    assert result.ret == 1
+    result.assert_outcomes(passed=4)
+    result.stderr.fnmatch_lines(
+        ["taguru: evaluate: mini: could not re-read the context after the run: *"]
+    )
+    assert "wrote" not in result.stdout.str()
+    assert_untouched(suite)
+
+
+def test_an_unwritable_artifact_exits_1(suite: Suite) -> None:
+    result = suite.run("--taguru-out", "missing-dir/evaluation.json")
+
+    assert result.ret == 1
+    result.stderr.fnmatch_lines(["taguru: evaluate: writing missing-dir/evaluation.json: *"])
+    assert "wrote" not in result.stdout.str()
