@@ -111,19 +111,14 @@ class LaneHit:
 
 
 class _Postings:
-    """One term's postings: slot ids ascending, their shapes, and bounds for pruning.
+    """One term's postings: slot ids ascending and their shapes."""
 
-    ``max_tf`` and ``min_length`` only grow looser when slots are removed, so they stay valid.
-    """
-
-    __slots__ = ("max_tf", "min_length", "shapes", "slots", "term")
+    __slots__ = ("shapes", "slots", "term")
 
     def __init__(self, term: Term) -> None:
         self.term = term
         self.slots: list[int] = []
         self.shapes: list[int] = []
-        self.max_tf = 0
-        self.min_length = _TF_MASK
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,17 +134,22 @@ class _QueryTerm:
     __slots__ = ("avgdl", "bound", "by_shape", "idf", "norms", "postings")
 
     def __init__(
-        self, postings: _Postings, slot_count: int, avgdl: float, norms: dict[int, float]
+        self,
+        postings: _Postings,
+        slot_count: int,
+        avgdl: float,
+        norms: dict[int, float],
+        tf_and_length_bounds: tuple[int, int],
     ) -> None:
         self.postings = postings
         self.idf = idf(slot_count, len(postings.slots))
         self.avgdl = avgdl
         self.norms = norms
         self.by_shape: dict[int, float] = {}
-        # No posting contributes more: contribution grows with tf and shrinks with len.
-        self.bound = contribution(
-            self.idf, postings.max_tf, length_norm(postings.min_length, avgdl)
-        )
+        # No posting contributes more than a posting with the greatest tf and the least length
+        # of the index: a contribution grows with tf and shrinks with len.
+        max_tf, min_length = tf_and_length_bounds
+        self.bound = contribution(self.idf, max_tf, length_norm(min_length, avgdl))
 
     def value(self, shape: int) -> float:
         """The contribution of a posting of this shape (memoized)."""
@@ -189,6 +189,9 @@ class Bm25Index:
         self._total_length = 0
         self._norms: dict[int, float] = {}  # length_norm by length, for ``_norms_avgdl``
         self._norms_avgdl = 0.0
+        # Bounds over every posting ever stored (removals only make them looser, still valid).
+        self._max_tf = 1
+        self._min_length = _TF_MASK
 
     @property
     def slot_count(self) -> int:
@@ -211,7 +214,6 @@ class Bm25Index:
         shared_shape = self._shapes.setdefault
         first = len(self._slot_length)
         source_postings: set[_Postings] = set()
-        touch = source_postings.add
         for paragraph, text in enumerate(paragraphs):
             terms = document_terms(text)
             if questions:
@@ -220,18 +222,20 @@ class Bm25Index:
             slot = first + paragraph
             counts = Counter(terms)
             length = len(terms)
+            length_key = length << _SHAPE_SHIFT
+            once = shared_shape(length_key | 1, length_key | 1)
             for term, tf in counts.items():
                 posting = postings.get(term)
                 if posting is None:
                     posting = postings[term] = _Postings(term)
-                touch(posting)
                 posting.slots.append(slot)
-                shape = length << _SHAPE_SHIFT | tf
-                posting.shapes.append(shared_shape(shape, shape))
-                if tf > posting.max_tf:
-                    posting.max_tf = tf
-                if length < posting.min_length:
-                    posting.min_length = length
+                posting.shapes.append(
+                    once if tf == 1 else shared_shape(length_key | tf, length_key | tf)
+                )
+            source_postings.update(map(postings.__getitem__, counts))
+            if length:
+                self._max_tf = max(self._max_tf, *counts.values())
+                self._min_length = min(self._min_length, length)
             self._slot_source.append(source)
             self._slot_paragraph.append(paragraph)
             self._slot_length.append(length)
@@ -295,8 +299,9 @@ class Bm25Index:
         if avgdl != self._norms_avgdl:
             self._norms, self._norms_avgdl = {}, avgdl
         norms = self._norms
+        bounds = (self._max_tf, self._min_length)
         in_query_order = [
-            _QueryTerm(postings, slot_count, avgdl, norms)
+            _QueryTerm(postings, slot_count, avgdl, norms, bounds)
             for postings in map(self._postings.get, terms)
             if postings is not None
         ]
