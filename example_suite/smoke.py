@@ -33,35 +33,30 @@ from pytest_taguru.artifact import (
     QueryQueried,
     Ratio,
 )
-from pytest_taguru.client import CallFailed, TaguruClient, bearer_token
+from pytest_taguru.client import CallFailed, TaguruClient
+from pytest_taguru.compare import COMPARISON_METRICS
 from pytest_taguru.dataset import EvalCase, check_limits, load_eval_set
 from pytest_taguru.errors import TaguruError
 from pytest_taguru.lanes import run_lanes
 from pytest_taguru.metrics import build_metrics
-from pytest_taguru.options import check_base_url
+from pytest_taguru.options import bearer_token, check_base_url
 from pytest_taguru.scoring import build_case_block, satisfies
 
 SUITE = Path(__file__).resolve().parent
 DEFAULT_EVAL = SUITE / "eval.jsonl"
 DEFAULT_CORPUS = SUITE / "corpus" / "sake.ndjson"
 SHOWN_HITS = 6
-SUMMARY_METRICS = (
-    "recall.recall_at_k",
-    "recall.mrr",
-    "recall.ndcg",
-    "coverage.concepts",
-    "coverage.labels",
-    "coverage.associations",
-    "citations.recall",
-    "citations.locator_validity",
+RUN_RATIOS = (
     "citations.resolved",
     "citations.section_match",
     "citations.quote_match",
     "lanes.both",
     "lanes.passage_hit",
     "lanes.structural_hit",
-    "diversity.sources",
 )
+# The nine comparison metrics in record order, with the run-level ratios shown before the
+# last of them (diversity.sources).
+SUMMARY_METRICS = (*COMPARISON_METRICS[:-1], *RUN_RATIOS, COMPARISON_METRICS[-1])
 
 
 def locator(source: str, paragraph: int) -> str:

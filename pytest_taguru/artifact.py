@@ -12,19 +12,23 @@ import tempfile
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, Field, model_validator
 
+from .artifact_assembly import BudgetBlock as BudgetBlock
+from .artifact_assembly import BudgetInput as BudgetInput
+from .artifact_assembly import CitationRefRecord as CitationRefRecord
+from .artifact_assembly import Evidence as Evidence
+from .artifact_assembly import EvidenceAssembled as EvidenceAssembled
+from .artifact_assembly import EvidenceFailed as EvidenceFailed
+from .artifact_assembly import EvidenceItemRecord as EvidenceItemRecord
+from .artifact_assembly import RerankerRecord as RerankerRecord
+from .artifact_assembly import SelectionRecord as SelectionRecord
+from .artifact_base import ArtifactModel as ArtifactModel
 from .jsonfmt import F32_FIELD, WRITE_NULL, Float32, dumps_pretty, loads_serde
 from .wire import F32, ContextPlan, HitLanes
 
 ARTIFACT_VERSION = 1
 """The ``taguru_evaluation`` stamp this tool writes, and the highest version it reads."""
-
-
-class ArtifactModel(BaseModel):
-    """Base of every artifact shape: lenient on read, explicit about absence on write."""
-
-    model_config = ConfigDict(extra="ignore")
 
 
 # --- the case block (§7.4, §7.5) -------------------------------------------------------------
@@ -227,85 +231,6 @@ class Citations(ArtifactModel):
     recall: CitationRecall
     validity: CitationValidity
     checks: list[CitationCheck] = Field(default_factory=list)
-
-
-class CitationRefRecord(ArtifactModel):
-    """A locator an evidence item cites."""
-
-    source: str = ""
-    paragraph: int = 0
-
-
-class EvidenceItemRecord(ArtifactModel):
-    """One admitted evidence item, without any payload or text (assembly.md §1.8).
-
-    ``source``/``paragraph`` are the item's own locator, both absent for an association.
-    """
-
-    candidate_id: str = ""
-    kind: str = ""
-    fused_rank: int = 0
-    source: str | None = None
-    paragraph: int | None = None
-    citation_refs: list[CitationRefRecord] = Field(default_factory=list)
-
-
-class SelectionRecord(ArtifactModel):
-    dedup_dropped: int = 0
-    contradiction_groups: int = 0
-    diversity_tier_width: int = 0
-
-
-class RerankerRecord(ArtifactModel):
-    """``plan.reranker`` verbatim: ``model``/``reason`` only when the server sent them."""
-
-    configured: bool = False
-    ran: bool = False
-    model: str | None = None
-    reason: str | None = None
-
-
-class EvidenceAssembled(ArtifactModel):
-    """A successful evidence call. ``omitted_by_reason`` is absent when nothing was omitted."""
-
-    outcome: Literal["assembled"] = "assembled"
-    latency_ms: int = 0
-    items: list[EvidenceItemRecord] = Field(default_factory=list)
-    omitted_by_reason: dict[str, int] | None = None
-    selection: SelectionRecord = Field(default_factory=SelectionRecord)
-    reranker: RerankerRecord = Field(default_factory=RerankerRecord)
-
-    @field_validator("omitted_by_reason")
-    @classmethod
-    def _sorted_and_absent_when_empty(cls, value: dict[str, int] | None) -> dict[str, int] | None:
-        return dict(sorted(value.items())) if value else None
-
-
-class EvidenceFailed(ArtifactModel):
-    outcome: Literal["failed"] = "failed"
-    message: str = ""
-    latency_ms: int = 0
-
-
-Evidence = Annotated[EvidenceAssembled | EvidenceFailed, Field(discriminator="outcome")]
-
-
-class BudgetInput(ArtifactModel):
-    """Resolved ceilings: ``inputs.budget`` and a budget block's ``limits``."""
-
-    max_items: Annotated[int | None, WRITE_NULL] = None
-    max_bytes: Annotated[int | None, WRITE_NULL] = None
-    max_tokens: Annotated[int | None, WRITE_NULL] = None
-
-
-class BudgetBlock(ArtifactModel):
-    """A case's budget usage (assembly.md §1.8): the package's, or the baseline truncation's."""
-
-    items_used: int = 0
-    bytes_used: int = 0
-    tokens_used: int = 0
-    limits: BudgetInput = Field(default_factory=BudgetInput)
-    omitted_total: int = 0
 
 
 class CaseBlock(ArtifactModel):

@@ -10,7 +10,7 @@ fails instead of being re-sent. Specification: ``evaluate-run.md`` §1.5, §3.5;
 """
 
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from http.cookiejar import CookieJar, DefaultCookiePolicy
 from types import TracebackType
 from typing import Any, Self
@@ -72,23 +72,6 @@ class CallFailed(Exception):
 
 class UrlError(ValueError):
     """A base URL no request URL can be built from; the message is the complete text."""
-
-
-def bearer_token(environ: Mapping[str, str]) -> str | None:
-    """The bearer token an environment yields (§1.5), or ``None`` for no header.
-
-    ``TAGURU_API_TOKEN`` trimmed, if non-empty; else the first comma-separated entry of
-    ``TAGURU_API_TOKENS`` of the form ``name:token`` (split at the first ``:``) whose trimmed
-    token is non-empty. The name may be empty.
-    """
-    token = trim(environ.get("TAGURU_API_TOKEN", ""))
-    if token:
-        return token
-    for entry in environ.get("TAGURU_API_TOKENS", "").split(","):
-        _, colon, candidate = trim(entry).partition(":")
-        if colon and trim(candidate):
-            return trim(candidate)
-    return None
 
 
 def _percent_encode(text: str, escaped: frozenset[int]) -> str:

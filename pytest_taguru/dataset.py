@@ -17,7 +17,6 @@ Absent versus null is decided here, once:
 import json
 import math
 import re
-from decimal import Decimal
 from types import UnionType
 from typing import Annotated, Any, Union, get_args, get_origin
 
@@ -25,7 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 from pydantic_core import ErrorDetails
 
 from pytest_taguru.errors import UsageError
-from pytest_taguru.jsonfmt import parse_serde_float, shortest_f32_digits, to_f32
+from pytest_taguru.jsonfmt import format_plain_f32, parse_serde_float, to_f32
 from pytest_taguru.text import trim
 from pytest_taguru.textfile import UnreadableFile, read_utf8, split_lines
 
@@ -335,7 +334,7 @@ def _read_extensions(case: EvalCase, value: dict[str, Any], tag: str) -> EvalCas
     options = value.get("options") or {}
     floor = _decode_floor(options.get("floor"), tag)
     if floor is not None and not 0.0 <= floor <= 1.0:
-        raise _LineError(f"{tag}: options.floor must be 0.0..=1.0, got {f32_plain_text(floor)}")
+        raise _LineError(f"{tag}: options.floor must be 0.0..=1.0, got {format_plain_f32(floor)}")
     extra_options = {
         "floor": floor,
         "tags": _decode_field(CaseOptions, "tags", options, tag, "options."),
@@ -486,18 +485,3 @@ def int_to_f32(value: int) -> float:
             quotient += 1
         magnitude = quotient << excess
     return math.copysign(float(magnitude), value)
-
-
-def f32_plain_text(value: float) -> str:
-    """A 32-bit float as Rust's ``Display`` prints it: shortest round-trip digits, plain notation.
-
-    Never an exponent, no trailing ``.0``: ``2``, ``1.5``, ``-0.25``, ``1000000000000``,
-    ``0.0000001``; infinities print ``inf`` / ``-inf``. (The artifact's float text is a
-    different rule: ``jsonfmt.format_f32``.)
-    """
-    if math.isinf(value):
-        return "inf" if value > 0 else "-inf"
-    sign = "-" if math.copysign(1.0, value) < 0 else ""
-    if value == 0:
-        return f"{sign}0"
-    return sign + format(Decimal(shortest_f32_digits(value)).normalize(), "f")

@@ -30,9 +30,7 @@ class TaguruItems:
         return None
 
     @pytest.hookimpl(wrapper=True)
-    def pytest_runtest_makereport(
-        self, item: pytest.Item, call: pytest.CallInfo[None]
-    ) -> Any:
+    def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
         report = yield
         if isinstance(item, CaseItem) and call.when == "call" and item.block is not None:
             # Plain attributes survive pytest-xdist's report serialization to the controller.
@@ -85,7 +83,7 @@ class TaguruController:
             settings = self.controller.start()
         except TaguruError as error:
             status = self.controller.fail(error)
-            pytest.exit("taguru: the evaluation could not start", returncode=status)
+            pytest.exit(f"taguru: the run could not start (exit {status})", returncode=status)
         self.config.stash[RUNNER_KEY].settings = settings
 
     @pytest.hookimpl(optionalhook=True)

@@ -10,6 +10,7 @@ Its parser is serde_json's fast one, which is not correctly rounded. Specificati
 import json
 import math
 import struct
+from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
 
@@ -108,15 +109,30 @@ def format_f32(value: float) -> str:
     return _render(value < 0, digits, exponent, -6, 12)
 
 
-def format_plain(value: float) -> str:
-    """Rust's ``{}`` for a float: shortest round-trip, positional, no trailing ``.0``."""
+def _plain_text(value: float, shortest: Callable[[float], str]) -> str:
+    """Rust's ``{}``: ``shortest`` round-trip digits of ``|value|``, positional, no trailing
+    ``.0``; ``NaN``, ``inf``, ``-inf``, ``0`` and ``-0`` spelled out."""
     if math.isnan(value):
         return "NaN"
     if math.isinf(value):
         return "inf" if value > 0 else "-inf"
-    digits, exponent = _digits_of(repr(abs(value))) if value != 0.0 else ("0", 0)
-    text = _render(value < 0 or math.copysign(1.0, value) < 0, digits, exponent, -400, 400)
+    digits, exponent = _digits_of(shortest(abs(value))) if value != 0.0 else ("0", 0)
+    text = _render(math.copysign(1.0, value) < 0, digits, exponent, -400, 400)
     return text.removesuffix(".0")
+
+
+def format_plain(value: float) -> str:
+    """Rust's ``{}`` for an ``f64``: shortest round-trip, positional, no trailing ``.0``."""
+    return _plain_text(value, repr)
+
+
+def format_plain_f32(value: float) -> str:
+    """Rust's ``{}`` for an ``f32`` (``value`` already a 32-bit float): its shortest
+    round-trip digits, positional, no trailing ``.0``: ``2``, ``-0.25``, ``0.0000001``.
+
+    (The artifact's float text is a different rule: ``format_f32``.)
+    """
+    return _plain_text(value, shortest_f32_digits)
 
 
 def parse_serde_float(text: str) -> float:

@@ -117,7 +117,18 @@ def skew_warning(base: str, cli_version: str, health_body: str) -> str | None:
 # --- the context entry (§3.1 step 4, §3.3) ---------------------------------------------------
 
 
-def context_facts(entry: ContextEntry) -> ContextFacts:
+def context_facts(context: str, result: Any, when: str = "") -> ContextFacts:
+    """Revision and last write of a ``GET /contexts/{name}`` result.
+
+    A result that does not decode is a run error: ``<context>: unreadable context entry<when>:
+    <details>``.
+    """
+    try:
+        entry = ContextEntry.model_validate(result)
+    except ValidationError as error:
+        raise RunError(
+            f"{context}: unreadable context entry{when}: {decode_error_text(error)}"
+        ) from error
     return ContextFacts(revision=entry.revision, last_write_epoch=entry.usage.last_write_epoch)
 
 
@@ -129,12 +140,7 @@ def read_context_entry(client: TaguruClient, context: str) -> ContextFacts:
         if failure.not_found:
             raise UsageError(failure.message) from failure
         raise RunError(failure.message) from failure
-    try:
-        return context_facts(ContextEntry.model_validate(result))
-    except ValidationError as error:
-        raise RunError(
-            f"{context}: unreadable context entry: {decode_error_text(error)}"
-        ) from error
+    return context_facts(context, result)
 
 
 def reread_context(client: TaguruClient, context: str) -> ContextFacts:
@@ -145,12 +151,7 @@ def reread_context(client: TaguruClient, context: str) -> ContextFacts:
         raise RunError(
             f"{context}: could not re-read the context after the run: {failure.message}"
         ) from failure
-    try:
-        return context_facts(ContextEntry.model_validate(result))
-    except ValidationError as error:
-        raise RunError(
-            f"{context}: unreadable context entry after the run: {decode_error_text(error)}"
-        ) from error
+    return context_facts(context, result, " after the run")
 
 
 # --- embeddings, sources, expected sources (§3.1 steps 5–7) ----------------------------------

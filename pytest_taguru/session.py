@@ -33,6 +33,7 @@ from .metrics import build_metrics, definitions, run_summary
 from .options import Settings
 from .preflight import ContextFacts, PreflightFacts, reread_context, run_preflight
 from .report import REPORT_ONLY_NOTICE, summary_lines
+from .textfile import os_error_text
 from .thresholds import GateReport, Thresholds, evaluate_gate
 
 if TYPE_CHECKING:
@@ -155,13 +156,14 @@ class RunController:
         return [self.blocks[c.case_id] for c in self.eval_set.cases if c.case_id in self.blocks]
 
     def partial_run_warning(self) -> str | None:
+        """The ``warnings[]`` entry (and summary line) of a run that left dataset cases out."""
         missing = len(self.eval_set.cases) - len(self.blocks)
         if missing <= 0:
             return None
         return (
-            f"{missing} of {len(self.eval_set.cases)} dataset case(s) did not run "
-            "(deselected, skipped, interrupted or crashed); the artifact holds the "
-            f"{len(self.blocks)} that ran"
+            f"{missing} of {len(self.eval_set.cases)} dataset case(s) did not run (deselected, "
+            "skipped, not reached after -x/--maxfail, or lost with a crashed worker); the "
+            f"artifact holds the {len(self.blocks)} that ran"
         )
 
     def finish(self) -> None:
@@ -180,7 +182,7 @@ class RunController:
         try:
             write_atomic(self.settings.out, render(evaluation))
         except OSError as error:
-            raise RunError(f"writing {self.settings.out}: {error}") from error
+            raise RunError(f"writing {self.settings.out}: {os_error_text(error)}") from error
         lines = summary_lines(evaluation, run_summary(evaluation.cases))
         annotations: list[str] = []
         if gate is not None and self.thresholds is not None:
@@ -273,8 +275,10 @@ class RunController:
             return 1
         if pytest_status == PYTEST_FAILED and not self.regressions:
             return 1  # pytest counted a failure that no report attributed to a case bound
-        gate_failed = self.outcome is not None and self.outcome.gate is not None and not (
-            self.outcome.gate.passed
+        gate_failed = (
+            self.outcome is not None
+            and self.outcome.gate is not None
+            and not (self.outcome.gate.passed)
         )
         if self.regressions or gate_failed:
             return self.settings.regression_exit_code

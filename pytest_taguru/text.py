@@ -16,9 +16,7 @@ WHITE_SPACE = frozenset(
 )
 _WHITE_SPACE_TEXT = "".join(sorted(WHITE_SPACE))
 
-_KATAKANA_FIRST = 0x30A1  # ァ
-_KATAKANA_LAST = 0x30F6  # ヶ
-_KANA_SHIFT = 0x60
+_KATAKANA_TO_HIRAGANA = {code: code - 0x60 for code in range(0x30A1, 0x30F7)}  # ァ..ヶ
 
 MESSAGE_LIMIT = 200
 """Bytes a recorded error message keeps before it is cut and ``…`` appended."""
@@ -35,7 +33,10 @@ def trim(text: str) -> str:
 
 
 def _lower_each(text: str) -> str:
-    # Per code point, so that no context rule (final sigma) applies.
+    # Per code point, so that no context rule applies. Final sigma is the only context rule
+    # of Python's str.lower, so the whole-string call is exact (and fast) without a Σ.
+    if "Σ" not in text:
+        return text.lower()
     return "".join(ch.lower() for ch in text)
 
 
@@ -45,10 +46,7 @@ def normalize_entry(text: str) -> str:
     No trimming: callers that compare user-declared names trim first.
     """
     folded = _lower_each(unicodedata.normalize("NFKC", _lower_each(text)))
-    return "".join(
-        chr(ord(ch) - _KANA_SHIFT) if _KATAKANA_FIRST <= ord(ch) <= _KATAKANA_LAST else ch
-        for ch in folded
-    )
+    return folded.translate(_KATAKANA_TO_HIRAGANA)
 
 
 def truncate_message(message: str, limit: int = MESSAGE_LIMIT) -> str:

@@ -151,7 +151,11 @@ def _number(expected: str) -> Callable[[str, _Member], float | None]:
         if value is None:
             return None
         if isinstance(value, int | float) and not isinstance(value, bool):
-            return float(value)
+            try:
+                return float(value)
+            except OverflowError:
+                # serde_json cannot hold an integer beyond the f64 range either.
+                raise _ShapeError(path, "number out of range", member.value_end) from None
         raise _ShapeError(
             path, f"invalid type: {unexpected(value)}, expected {expected}", member.value_end
         )

@@ -345,50 +345,67 @@ class Store:
                 self.note_write(context)
             return {"retracted": withdrawn, "attributions_removed": removed}
 
+    def _alias_batch(
+        self,
+        name: str,
+        steps: Sequence[tuple[Namespace, str]],
+        apply: Callable[[Context, Namespace, str, int], str | None],
+    ) -> int:
+        """Apply ``steps`` in order, one graph write each, stopping at the first refusal.
+
+        ``apply`` gets the count done so far and returns ``None`` or the conflict message; the
+        writes made before a refusal stay and are counted.
+        """
+        with self.reading(name) as context:
+            done = 0
+            try:
+                for namespace, alias in steps:
+                    refusal = apply(context, namespace, alias, done)
+                    if refusal is not None:
+                        raise ApiError("conflict", refusal)
+                    done += 1
+            finally:
+                context.counters.graph += done
+                if done:
+                    self.note_write(context)
+            return done
+
     def register_aliases(self, name: str, concepts: dict[str, str], labels: dict[str, str]) -> int:
         """``POST …/aliases``: concepts then labels, each sorted by alias; stop at a failure."""
-        with self.reading(name) as context:
-            applied = 0
-            try:
-                for namespace, pairs in ((Namespace.CONCEPT, concepts), (Namespace.LABEL, labels)):
-                    for alias in sorted(pairs):
-                        reason = context.graph.register_alias(namespace, alias, pairs[alias])
-                        if reason is not None:
-                            raise ApiError(
-                                "conflict",
-                                f"applied {applied} aliases, then {namespace.value} alias "
-                                f"'{alias}' → '{pairs[alias]}': {reason}",
-                            )
-                        applied += 1
-            finally:
-                context.counters.graph += applied
-                if applied:
-                    self.note_write(context)
-            return applied
+        targets = {Namespace.CONCEPT: concepts, Namespace.LABEL: labels}
+
+        def register(
+            context: Context, namespace: Namespace, alias: str, applied: int
+        ) -> str | None:
+            target = targets[namespace][alias]
+            reason = context.graph.register_alias(namespace, alias, target)
+            if reason is None:
+                return None
+            return (
+                f"applied {applied} aliases, then {namespace.value} alias "
+                f"'{alias}' → '{target}': {reason}"
+            )
+
+        steps = [
+            (namespace, alias) for namespace, pairs in targets.items() for alias in sorted(pairs)
+        ]
+        return self._alias_batch(name, steps, register)
 
     def remove_aliases(self, name: str, concepts: list[str], labels: list[str]) -> int:
         """``DELETE …/aliases``: in the order given; stop at the first non-alias (§2.9)."""
-        with self.reading(name) as context:
-            removed = 0
-            try:
-                for namespace, aliases in (
-                    (Namespace.CONCEPT, concepts),
-                    (Namespace.LABEL, labels),
-                ):
-                    for alias in aliases:
-                        if not context.graph.remove_alias(namespace, alias):
-                            raise ApiError(
-                                "conflict",
-                                f"removed {removed} aliases, then '{alias}' is not a "
-                                f"{namespace.value} alias (canonical names cannot be removed "
-                                "this way)",
-                            )
-                        removed += 1
-            finally:
-                context.counters.graph += removed
-                if removed:
-                    self.note_write(context)
-            return removed
+
+        def remove(context: Context, namespace: Namespace, alias: str, removed: int) -> str | None:
+            if context.graph.remove_alias(namespace, alias):
+                return None
+            return (
+                f"removed {removed} aliases, then '{alias}' is not a "
+                f"{namespace.value} alias (canonical names cannot be removed "
+                "this way)"
+            )
+
+        steps = [(Namespace.CONCEPT, alias) for alias in concepts]
+        steps += [(Namespace.LABEL, alias) for alias in labels]
+        return self._alias_batch(name, steps, remove)
 
     def list_aliases(
         self, name: str, limit: int, after: str | None, prefix: str | None

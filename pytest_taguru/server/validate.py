@@ -127,6 +127,16 @@ def parse_associations(body: Any) -> list[AssocOp]:
     return ops
 
 
+def _orphan(path: str) -> Issue:
+    """The orphan rule: a per-source entry must name a source of the request's own ``passages``."""
+    return Issue(
+        path,
+        "unknown_reference",
+        "a source id present in this request's own `passages`",
+        "not present in this request",
+    )
+
+
 def _source_lists(
     body: dict[str, Any], key: str, expected: str, passages: dict[str, str], issues: list[Issue]
 ) -> dict[str, list[Any]]:
@@ -147,14 +157,7 @@ def _source_lists(
             )
             continue
         if source not in passages:
-            issues.append(
-                Issue(
-                    path,
-                    "unknown_reference",
-                    "a source id present in this request's own `passages`",
-                    "not present in this request",
-                )
-            )
+            issues.append(_orphan(path))
         lists[source] = items
     return lists
 
@@ -251,14 +254,7 @@ def _dates(body: dict[str, Any], passages: dict[str, str], issues: list[Issue]) 
     for source in sorted(value):
         path = f"dates['{source}']"
         if source not in passages:
-            issues.append(
-                Issue(
-                    path,
-                    "unknown_reference",
-                    "a source id present in this request's own `passages`",
-                    "not present in this request",
-                )
-            )
+            issues.append(_orphan(path))
         epoch = value[source]
         if _is_int(epoch) and 0 <= epoch < 2**64:
             dates[source] = int(epoch)

@@ -1,6 +1,9 @@
 """The official taguru Python SDK (0.9.7) drives the reference server; every call decodes."""
 
+import json
 from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
 
 import pytest
 from taguru import Taguru
@@ -9,6 +12,9 @@ from taguru._errors import NotFoundError, TaguruError
 from pytest_taguru.server.runner import ReferenceServer
 
 TOKEN = "contract-token"
+SAKE_EXAMPLE: dict[str, Any] = json.loads(
+    (Path(__file__).parents[1] / "data" / "sake_worked_example.json").read_text("utf-8")
+)
 
 
 @pytest.fixture(scope="module")
@@ -22,42 +28,16 @@ def sake(sdk_server: ReferenceServer) -> Iterator[Taguru]:
     """The server-wire §3.11 worked example, populated through the SDK."""
     sdk_server.store.clear()
     with Taguru(sdk_server.url, api_key=TOKEN, retries=0) as client:
-        assert client.contexts.create("sake", description="青嶺酒造の知識")
+        assert client.contexts.create("sake", description=SAKE_EXAMPLE["description"])
         context = client.context("sake")
+        sources = SAKE_EXAMPLE["sources"]
         stored = context.store_passages(
-            {
-                "corpus/brewery.md": "青嶺酒造は1907年に創業した。\n\n杜氏は高瀬である。",
-                "corpus/rice.md": "原料米には山田錦を使う。",
-            },
-            sections={"corpus/brewery.md": [{"paragraph": 0, "section": "沿革"}]},
-            locators={
-                "corpus/brewery.md": [{"paragraph": 1, "locator": {"kind": "page", "value": "2"}}]
-            },
+            sources["passages"], sections=sources["sections"], locators=sources["locators"]
         )
         assert (stored.stored, stored.sections_stored, stored.locators_stored) == (2, 1, 1)
-        applied = context.add_associations(
-            [
-                {
-                    "subject": "青嶺酒造",
-                    "label": "杜氏",
-                    "object": "高瀬",
-                    "weight": 2.0,
-                    "source": "corpus/brewery.md",
-                    "paragraph": 1,
-                },
-                {
-                    "subject": "青嶺酒造",
-                    "label": "創業年",
-                    "object": "1907年",
-                    "weight": 1.0,
-                    "source": "corpus/brewery.md",
-                    "paragraph": 0,
-                },
-                {"subject": "高瀬", "label": "出身", "object": "南部", "weight": 1.0},
-            ]
-        )
+        applied = context.add_associations(SAKE_EXAMPLE["associations"])
         assert applied.applied == 3
-        assert context.add_aliases(concepts={"Aomine Brewery": "青嶺酒造"}) == 1
+        assert context.add_aliases(**SAKE_EXAMPLE["aliases"]) == 1
         yield client
 
 

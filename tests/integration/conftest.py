@@ -3,10 +3,17 @@
 from collections.abc import Iterator
 from pathlib import Path
 
+import httpcore
 import pytest
 from e2e import CORPUS, TOKEN, CountingListener, Suite
 
+import pytest_taguru.hooks
 from pytest_taguru.server.runner import ReferenceServer
+
+PRELOADED = (httpcore, pytest_taguru.hooks)
+"""The run machinery, imported once here: pytester's in-process runs drop the modules first
+imported inside them, and a re-import would leave two copies of their classes (httpx imports
+httpcore lazily and caches its exception map, so httpcore is named explicitly)."""
 
 
 @pytest.fixture(autouse=True)

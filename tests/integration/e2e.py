@@ -115,10 +115,17 @@ class Suite:
         (self.path / "corpus.ndjson").write_text(CORPUS, encoding="utf-8")
         (self.path / "eval.jsonl").write_text(EVAL, encoding="utf-8")
 
-    def run(self, *args: str, serve: bool = True) -> pytest.RunResult:
-        """A subprocess pytest run on the eval set (embedded server unless ``serve=False``)."""
+    def run(self, *args: str, serve: bool = True, isolated: bool = False) -> pytest.RunResult:
+        """A pytest run on the eval set (embedded server unless ``serve=False``).
+
+        It runs in this process (fast) unless it asks for pytest-xdist or is ``isolated``: a
+        run expected to end before its session starts (a usage error) needs a subprocess,
+        because pytester's in-process recorder relies on ``pytest_configure`` having run.
+        """
         served = SERVE_ARGS if serve else ()
-        return self.pytester.runpytest_subprocess(*BASE_ARGS, *served, *args)
+        if isolated or "-n" in args:
+            return self.pytester.runpytest_subprocess(*BASE_ARGS, *served, *args)
+        return self.pytester.runpytest_inprocess(*BASE_ARGS, *served, *args)
 
     def write_ini(self, text: str) -> None:
         (self.path / "pytest.ini").write_text("[pytest]\n" + text, encoding="utf-8")

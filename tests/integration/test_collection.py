@@ -61,3 +61,10 @@ def test_eval_file_outside_the_given_paths_joins_the_collection(suite: Suite) ->
 
     assert result.ret == 0
     result.assert_outcomes(passed=5)
+
+
+def test_listing_fixtures_makes_no_request(suite: Suite, listener: CountingListener) -> None:
+    result = suite.run("--fixtures", "--taguru-url", listener.url, serve=False)
+
+    assert result.ret == 0
+    assert listener.connections == 0

@@ -58,6 +58,14 @@ def test_a_session_stopped_by_pytest_exit_writes_no_artifact(suite: Suite) -> No
 
 def test_pytest_usage_errors_keep_pytest_status_4(suite: Suite) -> None:
     # Argument parsing happens before any plugin code runs; pytest reports and exits 4.
-    result = suite.run("--no-such-flag", serve=False)
+    unknown_flag = suite.run("--no-such-flag", serve=False, isolated=True)
+    assert unknown_flag.ret == 4
+    # A usage error found during collection is re-raised by pytest after the session finished:
+    # still 4, and the evaluation, already started, writes nothing.
+    missing_path = suite.run("no-such-dir", isolated=True)
 
-    assert result.ret == 4
+    assert missing_path.ret == 4
+    missing_path.stderr.fnmatch_lines(
+        ["taguru: evaluate: the pytest session did not complete (status 4)*"]
+    )
+    assert not (suite.path / "evaluation.json").exists()

@@ -96,7 +96,13 @@ def test_malformed_thresholds_exit_2_before_any_request(
         '{"taguru_evaluate_thresholds":1,"aggregate":{"recall.recal_at_k":{"min":0.8}}}'
     )
     result = suite.run(
-        "--taguru-thresholds", "thresholds.json", "--taguru-url", listener.url, *dist, serve=False
+        "--taguru-thresholds",
+        "thresholds.json",
+        "--taguru-url",
+        listener.url,
+        *dist,
+        serve=False,
+        isolated=True,
     )
 
     assert result.ret == 2
@@ -155,7 +161,7 @@ def test_regression_exit_code_from_ini(suite: Suite) -> None:
 
 
 def test_bad_regression_exit_code_is_a_usage_error(suite: Suite) -> None:
-    result = suite.run("--taguru-regression-exit-code", "300", serve=False)
+    result = suite.run("--taguru-regression-exit-code", "300", serve=False, isolated=True)
 
     assert result.ret == 2
     result.stderr.fnmatch_lines(

@@ -68,7 +68,7 @@ from pytest_taguru.server.runner import ReferenceServer
 def test_bad_values_exit_2_before_the_session(
     suite: Suite, args: tuple[str, ...], message: str
 ) -> None:
-    result = suite.run(*args, serve=False)
+    result = suite.run(*args, serve=False, isolated=True)
 
     assert result.ret == 2
     pattern = message if message.startswith("taguru: ") else f"taguru: evaluate: {message}"
@@ -91,7 +91,7 @@ def test_context_defaults_to_the_eval_header_and_the_flag_overrides_it(suite: Su
     (suite.path / "eval.jsonl").write_text(
         '{"taguru_eval":1}\n{"case_id":"a","query":"alpha"}\n', encoding="utf-8"
     )
-    missing = suite.run()
+    missing = suite.run(isolated=True)
 
     assert missing.ret == 2
     missing.stderr.fnmatch_lines(
@@ -146,7 +146,7 @@ def test_config_file_supplies_address_and_token(
 
 def test_a_malformed_config_file_exits_2(suite: Suite) -> None:
     (suite.path / "taguru.env").write_text("TAGURU_ADDR=127.0.0.1:1\ngarbage\n", encoding="utf-8")
-    result = suite.run("--taguru-config", "taguru.env", serve=False)
+    result = suite.run("--taguru-config", "taguru.env", serve=False, isolated=True)
 
     assert result.ret == 2
     result.stderr.fnmatch_lines(

@@ -15,8 +15,8 @@ def pytest_runtest_call(item):
 
 def not_run_warning(missing: int, ran: int) -> str:
     return (
-        f"{missing} of 4 dataset case(s) did not run (deselected, skipped, interrupted or "
-        f"crashed); the artifact holds the {ran} that ran"
+        f"{missing} of 4 dataset case(s) did not run (deselected, skipped, not reached after "
+        f"-x/--maxfail, or lost with a crashed worker); the artifact holds the {ran} that ran"
     )
 
 

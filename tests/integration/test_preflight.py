@@ -81,5 +81,37 @@ def test_an_unwritable_artifact_exits_1(suite: Suite) -> None:
     result = suite.run("--taguru-out", "missing-dir/evaluation.json")
 
     assert result.ret == 1
-    result.stderr.fnmatch_lines(["taguru: evaluate: writing missing-dir/evaluation.json: *"])
+    result.stderr.fnmatch_lines(
+        [
+            "taguru: evaluate: writing missing-dir/evaluation.json: "
+            "No such file or directory (os error 2)"
+        ]
+    )
     assert "wrote" not in result.stdout.str()
+
+
+@pytest.mark.parametrize(
+    ("case_line", "message"),
+    [
+        pytest.param('{"case_id":"x"', "eval.jsonl: line 7: not JSON: *", id="not-json"),
+        pytest.param(
+            '{"case_id":"c-beta","query":"again"}',
+            "eval.jsonl: line 7: duplicate case_id 'c-beta'",
+            id="duplicate",
+        ),
+        pytest.param(
+            '{"case_id":"x","query":"q","options":{"limit":1001}}',
+            "case 'x': options.limit must be 1..=1000, got 1001",
+            id="limit",
+        ),
+    ],
+)
+def test_dataset_errors_exit_2_before_any_request(
+    suite: Suite, listener: CountingListener, case_line: str, message: str
+) -> None:
+    (suite.path / "eval.jsonl").write_text(EVAL + case_line + "\n", encoding="utf-8")
+    result = suite.run("--taguru-url", listener.url, serve=False, isolated=True)
+
+    assert result.ret == 2
+    result.stderr.fnmatch_lines([f"taguru: evaluate: {message}"])
+    assert listener.connections == 0

@@ -24,7 +24,7 @@ def test_scores_in_verbose_output_and_junit_properties(suite: Suite, dist: tuple
     )
     cases = ET.parse(suite.path / "junit.xml").getroot().iter("testcase")
     properties = {
-        case.get("name"): {p.get("name"): p.get("value") for p in case.iter("property")}
+        str(case.get("name")): {p.get("name"): p.get("value") for p in case.iter("property")}
         for case in cases
     }
     assert sorted(properties) == sorted(CASE_IDS)

@@ -1,6 +1,8 @@
 """Shared helpers for the reference-server app tests: an in-memory ASGI client."""
 
+import json
 import warnings
+from pathlib import Path
 from typing import Any
 
 with warnings.catch_warnings():
@@ -11,35 +13,10 @@ with warnings.catch_warnings():
 from pytest_taguru.server.app import create_app
 from pytest_taguru.server.store import Store
 
-SAKE_PASSAGES = {
-    "passages": {
-        "corpus/brewery.md": "青嶺酒造は1907年に創業した。\n\n杜氏は高瀬である。",
-        "corpus/rice.md": "原料米には山田錦を使う。",
-    },
-    "sections": {"corpus/brewery.md": [{"paragraph": 0, "section": "沿革"}]},
-    "locators": {
-        "corpus/brewery.md": [{"paragraph": 1, "locator": {"kind": "page", "value": "2"}}]
-    },
-}
-SAKE_ASSOCIATIONS = [
-    {
-        "subject": "青嶺酒造",
-        "label": "杜氏",
-        "object": "高瀬",
-        "weight": 2.0,
-        "source": "corpus/brewery.md",
-        "paragraph": 1,
-    },
-    {
-        "subject": "青嶺酒造",
-        "label": "創業年",
-        "object": "1907年",
-        "weight": 1.0,
-        "source": "corpus/brewery.md",
-        "paragraph": 0,
-    },
-    {"subject": "高瀬", "label": "出身", "object": "南部", "weight": 1.0},
-]
+SAKE_EXAMPLE: dict[str, Any] = json.loads(
+    (Path(__file__).parents[1] / "data" / "sake_worked_example.json").read_text("utf-8")
+)
+"""The server-wire §3.11 worked example, shared with the SDK contract test."""
 
 
 class FixedClock:
@@ -76,8 +53,8 @@ def refusal(response: Any, status: int, code: str) -> dict[str, Any]:
 
 def sake(http: TestClient) -> TestClient:
     """Populate the server-wire §3.11 worked example."""
-    result(http.put("/contexts/sake", json={"description": "青嶺酒造の知識"}))
-    result(http.post("/contexts/sake/sources", json=SAKE_PASSAGES))
-    result(http.post("/contexts/sake/associations", json=SAKE_ASSOCIATIONS))
-    result(http.post("/contexts/sake/aliases", json={"concepts": {"Aomine Brewery": "青嶺酒造"}}))
+    result(http.put("/contexts/sake", json={"description": SAKE_EXAMPLE["description"]}))
+    result(http.post("/contexts/sake/sources", json=SAKE_EXAMPLE["sources"]))
+    result(http.post("/contexts/sake/associations", json=SAKE_EXAMPLE["associations"]))
+    result(http.post("/contexts/sake/aliases", json=SAKE_EXAMPLE["aliases"]))
     return http

@@ -134,3 +134,10 @@ def test_well_typed_bodies_always_decode(
     assert request.search_limit == limit
     assert request.include_communities is communities
     assert request.budget == Limits.resolve(max_items=limit)
+
+
+def test_an_integer_beyond_the_f64_range_is_a_positioned_422() -> None:
+    with pytest.raises(ApiError) as refused:
+        decode_evidence_request('{"origins": ["a"], "dice_floor": ' + str(2**1024) + "}")
+    assert refused.value.http_status == 422
+    assert "dice_floor: number out of range at line 1 column" in refused.value.message

@@ -6,8 +6,10 @@ from typing import Any
 
 import httpx
 
+from pytest_taguru.artifact import to_jsonable
 from pytest_taguru.client import TaguruClient
 from pytest_taguru.dataset import EvalCase
+from pytest_taguru.jsonfmt import dumps_compact, loads_serde
 
 BASE = "http://localhost:8248"
 
@@ -64,7 +66,27 @@ class Script:
         return len(self.seen) == len(self.steps)
 
 
+def search_hit(
+    source: str, paragraph: int, score: float, text: str = "…", **lanes: tuple[int, float]
+) -> dict[str, Any]:
+    """One ``sources/search`` hit as the server sends it; each lane given as ``(rank, score)``."""
+    by_lane = {name: {"rank": rank, "score": value} for name, (rank, value) in lanes.items()}
+    return {
+        "source": source,
+        "paragraph": paragraph,
+        "score": score,
+        "text": text,
+        "lanes": by_lane,
+    }
+
+
 def case(**fields: Any) -> EvalCase:
     """An eval case from its JSON fields (``case_id`` and ``query`` defaulted)."""
     data = {"case_id": "c1", "query": "q", **fields}
     return EvalCase.model_validate(data)
+
+
+def written(model: Any) -> Any:
+    """A recorded shape as the artifact writes it (32-bit floats in their short spelling), read
+    back as plain JSON data."""
+    return loads_serde(dumps_compact(to_jsonable(model)))

@@ -14,7 +14,6 @@ from pytest_taguru.client import (
     CallFailed,
     TaguruClient,
     UrlError,
-    bearer_token,
     form_urlencode,
     join_segments,
 )
@@ -155,25 +154,6 @@ def test_form_encoding_round_trips(pairs: list[tuple[str, str]]) -> None:
         (name.encode("utf-8", "surrogatepass"), value.encode("utf-8", "surrogatepass"))
         for name, value in pairs
     ]
-
-
-# --- bearer token ----------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize(
-    ("environ", "token"),
-    [
-        ({}, None),
-        ({"TAGURU_API_TOKEN": "  abc \n"}, "abc"),
-        ({"TAGURU_API_TOKEN": "   ", "TAGURU_API_TOKENS": "ci:xyz"}, "xyz"),
-        ({"TAGURU_API_TOKEN": "a", "TAGURU_API_TOKENS": "ci:xyz"}, "a"),
-        ({"TAGURU_API_TOKENS": "bad, ro: ,  ci : t:1 ,x:y"}, "t:1"),
-        ({"TAGURU_API_TOKENS": ":anon"}, "anon"),
-        ({"TAGURU_API_TOKENS": "noseparator,also"}, None),
-    ],
-)
-def test_bearer_token(environ: dict[str, str], token: str | None) -> None:
-    assert bearer_token(environ) == token
 
 
 # --- requests --------------------------------------------------------------------------------

@@ -11,7 +11,6 @@ from pytest_taguru.dataset import (
     U64_MAX,
     EvalSet,
     check_limits,
-    f32_plain_text,
     int_to_f32,
     load_eval_set,
 )
@@ -704,30 +703,7 @@ def test_limits_in_range_pass(tmp_path: Path) -> None:
     check_limits(load(tmp_path, SPEC_EXAMPLE))
 
 
-# ---------------------------------------------------------------- 32-bit float text
-
-
-@pytest.mark.parametrize(
-    ("value", "text"),
-    [
-        (2.0, "2"),
-        (1.5, "1.5"),
-        (-0.25, "-0.25"),
-        (1e12, "1000000000000"),
-        (0.1, "0.1"),
-        (1e-7, "0.0000001"),
-        (3.4028234663852886e38, "340282350000000000000000000000000000000"),
-        (1e-45, "0.000000000000000000000000000000000000000000001"),
-        (16777216.0, "16777216"),
-        (123456.789, "123456.79"),
-        (0.0, "0"),
-        (-0.0, "-0"),
-        (float("inf"), "inf"),
-        (float("-inf"), "-inf"),
-    ],
-)
-def test_f32_plain_text(value: float, text: str) -> None:
-    assert f32_plain_text(to_f32(value)) == text
+# ---------------------------------------------------------------- 32-bit floats
 
 
 def test_to_f32_overflows_to_infinity() -> None:

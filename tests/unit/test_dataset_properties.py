@@ -17,12 +17,11 @@ from hypothesis import strategies as st
 from pytest_taguru.dataset import (
     U32_MAX,
     U64_MAX,
-    f32_plain_text,
     int_to_f32,
     load_eval_set,
 )
 from pytest_taguru.errors import UsageError
-from pytest_taguru.jsonfmt import to_f32
+from pytest_taguru.jsonfmt import format_plain_f32, to_f32
 from pytest_taguru.options import parse_positive_int
 from pytest_taguru.text import trim
 from pytest_taguru.textfile import split_lines
@@ -190,8 +189,8 @@ f32_values = st.floats(width=32, allow_nan=False, allow_infinity=False)
 
 
 @given(f32_values)
-def test_f32_plain_text_round_trips_without_exponent(value: float) -> None:
-    text = f32_plain_text(value)
+def test_format_plain_f32_round_trips_without_exponent(value: float) -> None:
+    text = format_plain_f32(value)
     assert "e" not in text and not text.endswith(".0")
     assert to_f32(float(text)) == value
 
@@ -201,14 +200,14 @@ def test_f32_plain_text_round_trips_without_exponent(value: float) -> None:
     st.integers(-6, 6),
     st.booleans(),
 )
-def test_f32_plain_text_gives_back_short_decimals(
+def test_format_plain_f32_gives_back_short_decimals(
     digits: int, exponent: int, negative: bool
 ) -> None:
     decimal = Decimal(digits).scaleb(exponent) * (-1 if negative else 1)
     expected = format(decimal.normalize(), "f")
     if "." in expected:
         expected = expected.rstrip("0").rstrip(".")
-    assert f32_plain_text(to_f32(float(decimal))) == expected
+    assert format_plain_f32(to_f32(float(decimal))) == expected
 
 
 def f32_neighbours(magnitude: float) -> list[float]:

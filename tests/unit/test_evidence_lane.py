@@ -12,7 +12,7 @@ import httpx
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from lane_script import Script, case, error, ok
+from lane_script import Script, case, error, ok, search_hit, written
 
 from pytest_taguru import lanes
 from pytest_taguru.artifact import (
@@ -42,7 +42,7 @@ from pytest_taguru.evidence_lane import (
     hits_from_items,
     run_case_lanes,
 )
-from pytest_taguru.jsonfmt import dumps_compact, loads_serde
+from pytest_taguru.jsonfmt import loads_serde
 from pytest_taguru.metrics import build_metrics
 from pytest_taguru.options import Settings
 from pytest_taguru.scoring import LaneResults, build_case_block
@@ -200,11 +200,6 @@ KURA_BUDGET = {
     "limits": {"max_items": 3, "max_bytes": 65536, "max_tokens": 4000},
     "omitted_total": 2,
 }
-
-
-def written(model: Any) -> Any:
-    """A model as the artifact writes it, read back (32-bit floats in their short spelling)."""
-    return loads_serde(dumps_compact(to_jsonable(model)))
 
 
 def hit(source: str, paragraph: int) -> dict[str, Any]:
@@ -395,19 +390,13 @@ def test_an_empty_omission_map_is_left_out() -> None:
 # --- §1.6 baseline truncation ------------------------------------------------------------
 
 
-def search_hit(
-    source: str, paragraph: int, score: float, text: str, **lanes_: Any
-) -> dict[str, Any]:
-    return {"source": source, "paragraph": paragraph, "score": score, "text": text, "lanes": lanes_}
-
-
 NO_VECTOR = {"ran": False, "reason": "no embedding provider is configured"}
 SEARCH_LANES = {"bm25": {"ran": True}, "vector": NO_VECTOR}
 SEARCH_PLAN = {"contexts": [{"context": "sake", "lanes": SEARCH_LANES}]}
 MAX_ITEMS_HITS = [
-    search_hit("docs/kura.md", 0, 0.86304635, KURA_TEXT, bm25={"rank": 1, "score": 0.86304635}),
-    search_hit("docs/mizu.md", 2, 0.5, "仕込み水は伏流水。", bm25={"rank": 2, "score": 0.5}),
-    search_hit("docs/kura.md", 1, 0.25, "Toji: Takase", bm25={"rank": 3, "score": 0.25}),
+    search_hit("docs/kura.md", 0, 0.86304635, KURA_TEXT, bm25=(1, 0.86304635)),
+    search_hit("docs/mizu.md", 2, 0.5, "仕込み水は伏流水。", bm25=(2, 0.5)),
+    search_hit("docs/kura.md", 1, 0.25, "Toji: Takase", bm25=(3, 0.25)),
 ]
 
 
@@ -434,10 +423,10 @@ def test_worked_example_4_1_baseline_truncated_by_max_items() -> None:
 
 def test_worked_example_4_2_skip_and_continue_under_max_tokens() -> None:
     hits = [
-        search_hit("a.md", 0, 0.5, "Toji: Takase", bm25={"rank": 1, "score": 0.5}),
-        search_hit("b.md", 3, 0.25, "x" * 400, bm25={"rank": 2, "score": 0.25},
-                   vector={"rank": 1, "score": 0.25}),
-        search_hit("c.md", 0, 0.125, "杜氏は高瀬である。", vector={"rank": 2, "score": 0.125}),
+        search_hit("a.md", 0, 0.5, "Toji: Takase", bm25=(1, 0.5)),
+        search_hit("b.md", 3, 0.25, "x" * 400, bm25=(2, 0.25),
+                   vector=(1, 0.25)),
+        search_hit("c.md", 0, 0.125, "杜氏は高瀬である。", vector=(2, 0.125)),
     ]  # fmt: skip
     script = Script().post(SEARCH, None, ok({"plan": SEARCH_PLAN, "hits": hits}))
     outcome = TruncatingLane(Limits.resolve(max_tokens=200))(script.client(), "sake", case())

@@ -15,6 +15,7 @@ from pytest_taguru.jsonfmt import (
     format_f32,
     format_f64,
     format_plain,
+    format_plain_f32,
     loads_serde,
     parse_serde_float,
     to_f32,
@@ -89,6 +90,29 @@ def test_f64_text_round_trips(value: float) -> None:
 )
 def test_plain_text_is_rust_display(value: float, text: str) -> None:
     assert format_plain(value) == text
+
+
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [
+        (2.0, "2"),
+        (1.5, "1.5"),
+        (-0.25, "-0.25"),
+        (1e12, "1000000000000"),
+        (0.1, "0.1"),
+        (1e-7, "0.0000001"),
+        (3.4028234663852886e38, "340282350000000000000000000000000000000"),
+        (1e-45, "0.000000000000000000000000000000000000000000001"),
+        (16777216.0, "16777216"),
+        (123456.789, "123456.79"),
+        (0.0, "0"),
+        (-0.0, "-0"),
+        (float("inf"), "inf"),
+        (float("-inf"), "-inf"),
+    ],
+)
+def test_f32_plain_text_is_rust_display(value: float, text: str) -> None:
+    assert format_plain_f32(to_f32(value)) == text
 
 
 def test_serde_parser_is_one_ulp_off_where_serde_is() -> None:

@@ -7,7 +7,7 @@ from typing import Any
 
 import httpx
 import pytest
-from lane_script import BASE, Script, case, error, ok
+from lane_script import BASE, Script, case, error, ok, search_hit, written
 
 from pytest_taguru import lanes
 from pytest_taguru.artifact import (
@@ -40,11 +40,6 @@ CITATIONS = "/contexts/c/citations"
 
 LONG = "x" * 300
 FIXTURES = Path("/work/shared/wire-fixtures/http")
-
-
-def written(model: Any) -> Any:
-    """A recorded shape as the artifact writes it, read back as plain JSON data."""
-    return loads_serde(dumps_compact(to_jsonable(model)))
 
 
 def lex(name: str, score: float = 1.0) -> dict[str, Any]:
@@ -755,11 +750,6 @@ PLAN = {
 }
 
 
-def hit(source: str, paragraph: int, score: float, **lane: tuple[int, float]) -> dict[str, Any]:
-    lanes_ = {name: {"rank": rank, "score": value} for name, (rank, value) in lane.items()}
-    return {"source": source, "paragraph": paragraph, "score": score, "text": "…", "lanes": lanes_}
-
-
 def without_latency(value: Any) -> Any:
     if isinstance(value, dict):
         return {k: without_latency(v) for k, v in value.items() if k != "latency_ms"}
@@ -784,9 +774,13 @@ def test_spec_7_8_example_lanes(tmp_path: Path) -> None:
                 {
                     "plan": PLAN,
                     "hits": [
-                        hit("corpus/history.md", 2, 0.032786883, bm25=(1, 6.84), vector=(1, 0.74)),
-                        hit("corpus/brewery.md", 0, 0.032258064, bm25=(2, 5.91), vector=(2, 0.71)),
-                        hit("corpus/products.md", 1, 0.015873017, bm25=(3, 2.05)),
+                        search_hit(
+                            "corpus/history.md", 2, 0.032786883, bm25=(1, 6.84), vector=(1, 0.74)
+                        ),
+                        search_hit(
+                            "corpus/brewery.md", 0, 0.032258064, bm25=(2, 5.91), vector=(2, 0.71)
+                        ),
+                        search_hit("corpus/products.md", 1, 0.015873017, bm25=(3, 2.05)),
                     ],
                 }
             ),
@@ -811,8 +805,8 @@ def test_spec_7_8_example_lanes(tmp_path: Path) -> None:
                 {
                     "plan": PLAN,
                     "hits": [
-                        hit("corpus/brewery.md", 1, 0.016393442, bm25=(1, 3.12)),
-                        hit("corpus/pairing.md", 2, 0.016129032, vector=(1, 0.66)),
+                        search_hit("corpus/brewery.md", 1, 0.016393442, bm25=(1, 3.12)),
+                        search_hit("corpus/pairing.md", 2, 0.016129032, vector=(1, 0.66)),
                     ],
                 }
             ),

@@ -321,6 +321,12 @@ def test_mask_url(url: str, masked: str) -> None:
         ({"TAGURU_API_TOKENS": "ci:a:b"}, "a:b"),
         ({"TAGURU_API_TOKENS": "nocolon"}, None),
         ({"TAGURU_API_TOKENS": ""}, None),
+        ({"TAGURU_API_TOKEN": "  abc \n"}, "abc"),
+        ({"TAGURU_API_TOKEN": "   ", "TAGURU_API_TOKENS": "ci:xyz"}, "xyz"),
+        ({"TAGURU_API_TOKEN": "a", "TAGURU_API_TOKENS": "ci:xyz"}, "a"),
+        ({"TAGURU_API_TOKENS": "bad, ro: ,  ci : t:1 ,x:y"}, "t:1"),
+        ({"TAGURU_API_TOKENS": ":anon"}, "anon"),
+        ({"TAGURU_API_TOKENS": "noseparator,also"}, None),
     ],
 )
 def test_bearer_token(environ: dict[str, str], token: str | None) -> None:

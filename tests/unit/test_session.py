@@ -168,8 +168,8 @@ def test_partial_run_writes_the_cases_that_ran_in_file_order(
     artifact = json.loads((tmp_path / "evaluation.json").read_text(encoding="utf-8"))
     assert [case["case_id"] for case in artifact["cases"]] == ["one", "three"]
     warning = (
-        "1 of 3 dataset case(s) did not run (deselected, skipped, interrupted or crashed); "
-        "the artifact holds the 2 that ran"
+        "1 of 3 dataset case(s) did not run (deselected, skipped, not reached after "
+        "-x/--maxfail, or lost with a crashed worker); the artifact holds the 2 that ran"
     )
     assert artifact["warnings"] == [warning]
     assert controller.outcome is not None
@@ -219,4 +219,8 @@ def test_an_unwritable_artifact_is_a_run_failure(tmp_path: Path, server: Referen
     controller.start()
 
     assert controller.conclude(PYTEST_OK) == 1
-    assert "taguru: evaluate: writing " in stderr_of(controller)
+    assert stderr_of(controller) == (
+        f"evaluate → {server.url}\n"
+        f"taguru: evaluate: writing {controller.settings.out}: "
+        "No such file or directory (os error 2)\n"
+    )
