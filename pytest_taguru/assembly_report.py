@@ -9,7 +9,8 @@ is present). Numbers are read from the already computed metrics.
 from .artifact import Distribution, Evaluation, MetricValue, Ratio
 
 
-def _fixed(value: float | None, digits: int) -> str:
+def fixed(value: float | None, digits: int) -> str:
+    """A summary number to ``digits`` decimals, or ``n/a`` when it has no samples."""
     return "n/a" if value is None else f"{value:.{digits}f}"
 
 
@@ -40,14 +41,14 @@ def assembly_summary_lines(evaluation: Evaluation) -> list[str]:
         tokens = _distribution(metrics, "budget.tokens_used")
         rate = _ratio(metrics, "budget.omitted_rate")
         lines.append(
-            f"  budget over {items.n} case(s): mean {_fixed(items.mean, 1)} item(s) / "
-            f"{_fixed(size.mean, 1)} byte(s) / {_fixed(tokens.mean, 1)} token(s) used, "
-            f"budget-omitted rate {_fixed(rate.value if rate.n else None, 3)}"
+            f"  budget over {items.n} case(s): mean {fixed(items.mean, 1)} item(s) / "
+            f"{fixed(size.mean, 1)} byte(s) / {fixed(tokens.mean, 1)} token(s) used, "
+            f"budget-omitted rate {fixed(rate.value if rate.n else None, 3)}"
         )
     diversity = _distribution(metrics, "diversity.sources")
     if diversity.n:
         lines.append(
-            f"  diversity over {diversity.n} case(s): mean {_fixed(diversity.mean, 1)} "
+            f"  diversity over {diversity.n} case(s): mean {fixed(diversity.mean, 1)} "
             "distinct source(s) in admitted evidence"
         )
     if evaluation.inputs.rerank is not None:

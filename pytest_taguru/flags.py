@@ -101,4 +101,9 @@ def given_flags(config: pytest.Config) -> FlagValues | None:
             values[spec.dest] = cli if cli is not None else _ini_value(config, spec)
     if values["taguru_eval"] is None and not typed:
         return None
+    # One server target: a --taguru-url or --taguru-serve typed on the command line replaces
+    # the other coming from the ini file (``pytest example_suite --taguru-url …``).
+    for typed_name, other in (("taguru_url", "taguru_serve"), ("taguru_serve", "taguru_url")):
+        if config.getoption(typed_name) is not None and config.getoption(other) is None:
+            values[other] = None
     return values

@@ -433,8 +433,6 @@ class RunSummary:
     mean_locator_validity: float | None
     invalid_locators: tuple[InvalidLocator, ...]
     more_invalid_locators: int
-    diversity_cases: int
-    mean_diversity_sources: float | None
 
 
 def run_summary(cases: Sequence[CaseBlock]) -> RunSummary:
@@ -455,7 +453,6 @@ def run_summary(cases: Sequence[CaseBlock]) -> RunSummary:
     recalls = [case.recall for case in cases if case.recall is not None]
     citations = [case.citations for case in cases if case.citations is not None]
     crossed = [case.lane_cross for case in cases if case.lane_cross is not None]
-    diversity = [case.diversity_sources for case in cases if case.diversity_sources is not None]
     invalid = [
         InvalidLocator(check.source, check.paragraph)
         for check in _checks(cases)
@@ -481,6 +478,4 @@ def run_summary(cases: Sequence[CaseBlock]) -> RunSummary:
         mean_locator_validity=distribution(c.validity.value for c in citations).mean,
         invalid_locators=tuple(invalid[:INVALID_SHOWN]),
         more_invalid_locators=max(len(invalid) - INVALID_SHOWN, 0),
-        diversity_cases=len(diversity),
-        mean_diversity_sources=distribution(diversity).mean,
     )

@@ -69,22 +69,6 @@ def prepare_run(raw: RawOptions, environ: Mapping[str, str] | None = None) -> Pr
     settings = resolve_settings(
         raw, os.environ if environ is None else environ, default_context=eval_set.default_context
     )
-    unsupported = [
-        raw.flag(name)
-        for name, given in (
-            ("assembly", settings.assembly),
-            ("max-items", settings.max_items is not None),
-            ("max-bytes", settings.max_bytes is not None),
-            ("max-tokens", settings.max_tokens is not None),
-            ("rerank", settings.rerank is not None),
-        )
-        if given
-    ]
-    if unsupported:
-        raise UsageError(
-            f"{', '.join(unsupported)}: not supported yet by this version of pytest-taguru "
-            "(evidence assembly and budgets come in a later release)"
-        )
     if settings.serve_import is not None and not Path(settings.serve_import).is_file():
         raise UsageError(f"cannot read {settings.serve_import}: no such file")
     return PreparedRun(settings, eval_set, thresholds)

@@ -5,11 +5,12 @@ come from ``gate_report``. Lines keep taguru's own wording so logs read the same
 """
 
 from .artifact import Evaluation
+from .assembly_report import assembly_summary_lines, fixed
 from .metrics import RunSummary
 
 
-def _mean(value: float | None, digits: int = 3) -> str:
-    return "n/a" if value is None else f"{value:.{digits}f}"
+def _mean(value: float | None) -> str:
+    return fixed(value, 3)
 
 
 def summary_lines(evaluation: Evaluation, summary: RunSummary) -> list[str]:
@@ -49,11 +50,7 @@ def summary_lines(evaluation: Evaluation, summary: RunSummary) -> list[str]:
         ]
         if summary.more_invalid_locators:
             lines.append(f"    ... and {summary.more_invalid_locators} more invalid locator(s)")
-    if summary.diversity_cases:
-        lines.append(
-            f"  diversity over {summary.diversity_cases} case(s): mean "
-            f"{_mean(summary.mean_diversity_sources, 1)} distinct source(s) in admitted evidence"
-        )
+    lines += assembly_summary_lines(evaluation)
     if not evaluation.corpus.stable:
         lines.append(
             "  WARNING: the context's revision changed during this run — a write landed "

@@ -13,8 +13,8 @@ from .artifact import CaseBlock, to_jsonable
 from .client import TaguruClient
 from .dataset import EvalCase, EvalSet
 from .drilldown import render_drilldown
+from .evidence_lane import RunShape, run_case_lanes
 from .jsonfmt import dumps_compact
-from .lanes import run_lanes
 from .options import Settings
 from .scoring import build_case_block
 from .thresholds import Thresholds, case_violations
@@ -68,8 +68,9 @@ class CaseRunner:
 
     def run_case(self, case: EvalCase) -> CaseBlock:
         """Run the case's lanes in their fixed order and score them (server errors recorded)."""
-        lanes = run_lanes(self.client, self.settings.context, case)
-        return build_case_block(case, lanes)
+        lane = RunShape.from_settings(self.settings).passage_lane()
+        lanes, outcome = run_case_lanes(self.client, self.settings.context, case, lane)
+        return build_case_block(case, lanes, evidence=outcome.evidence, budget=outcome.budget)
 
     def scalar_properties(self, block: CaseBlock) -> list[tuple[str, object]]:
         """JUnit XML ``<properties>`` of a case: its scalar scores, never corpus text."""

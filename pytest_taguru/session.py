@@ -28,6 +28,7 @@ from .artifact import (
 from .client import TaguruClient
 from .dataset import DEFAULT_LIMIT, RESOLVE_LIMIT, EvalSet
 from .errors import ConfigFileError, RunError, TaguruError, UsageError
+from .evidence_lane import RunShape
 from .gate_report import gate_summary_lines, publish_github
 from .metrics import build_metrics, definitions, run_summary
 from .options import Settings
@@ -119,6 +120,8 @@ class RunController:
         Returns the settings the cases must use (the embedded server's URL filled in).
         Raises ``TaguruError``.
         """
+        for warning in RunShape.from_settings(self.settings).filter_warnings(self.eval_set.cases):
+            print(f"taguru: evaluate: {warning}", file=self.stderr)
         for note in self.settings.config_notes:
             print(note, file=self.stderr)
         if self.settings.serve_import is not None:
@@ -203,7 +206,11 @@ class RunController:
     def _build_evaluation(self, before: PreflightFacts, after: ContextFacts) -> Evaluation:
         assert self.settings.masked_url is not None
         cases = self.ordered_blocks()
-        warning = self.partial_run_warning()
+        shape = RunShape.from_settings(self.settings)
+        warnings = shape.filter_warnings(self.eval_set.cases)
+        partial = self.partial_run_warning()
+        if partial is not None:
+            warnings.append(partial)
         return Evaluation(
             taguru_evaluation=ARTIFACT_VERSION,
             generated_at=datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
@@ -218,6 +225,9 @@ class RunController:
                 out=self.settings.out,
                 default_limit=DEFAULT_LIMIT,
                 resolve_limit=RESOLVE_LIMIT,
+                mode=shape.mode,
+                budget=shape.budget_input,
+                rerank=shape.rerank,
             ),
             corpus=Corpus(
                 revision_before=RevisionRecord(**before.context.revision.model_dump()),
@@ -233,9 +243,9 @@ class RunController:
                 sources_count=before.sources_count,
             ),
             definitions=definitions(),
-            warnings=[warning] if warning is not None else None,
+            warnings=warnings or None,
             cases=cases,
-            metrics=build_metrics(cases),
+            metrics=build_metrics(cases, rerank_requested=shape.rerank_requested),
         )
 
     # --- errors and exit status --------------------------------------------------------------

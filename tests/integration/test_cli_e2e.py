@@ -195,10 +195,6 @@ def test_an_unwritable_out_exits_1_after_the_run(sake_url: str, tmp_path: Path) 
     assert list(tmp_path.iterdir()) == []
 
 
-@pytest.mark.xfail(
-    reason="session.py prints str(OSError) — '[Errno 2] … '<dir>/.run.json.<random>.tmp'' — "
-    "instead of textfile.os_error_text's 'No such file or directory (os error 2)'"
-)
 def test_an_unwritable_out_is_worded_as_taguru_words_it(sake_url: str, tmp_path: Path) -> None:
     result = evaluate(sake_url, tmp_path, "--out", "no-such-dir/run.json")
 

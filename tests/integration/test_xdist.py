@@ -29,5 +29,6 @@ def test_xdist_writes_the_same_artifact_as_a_plain_run(suite: Suite) -> None:
     # Preflight (and the embedded server) once, on the controller.
     assert spread.stderr.str().count("evaluate → http://127.0.0.1:") == 1
     probes = sorted(path.read_text() for path in suite.path.glob("probe-gw*.txt"))
-    assert probes == ["False", "False"]
+    assert probes
+    assert set(probes) == {"False"}  # -n auto: as many workers as cores, at most 2
     assert sorted(path.name for path in suite.path.glob("*.json")) == ["plain.json", "spread.json"]

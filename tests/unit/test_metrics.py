@@ -359,7 +359,7 @@ def test_summary_lists_three_invalid_locators_and_counts_the_rest() -> None:
 def test_summary_of_an_empty_run() -> None:
     summary = run_summary([])
     assert (summary.cases, summary.recall_cases, summary.cross_tab_cases) == (0, 0, 0)
-    assert summary.mean_ndcg is None and summary.mean_diversity_sources is None
+    assert summary.mean_ndcg is None
     assert summary.invalid_locators == () and summary.more_invalid_locators == 0
 
 

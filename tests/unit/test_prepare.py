@@ -112,13 +112,13 @@ def test_the_url_before_unsupported_features(files: Path) -> None:
     assert message(raw) == "the --taguru-url value could not be parsed as a URL"
 
 
-def test_unsupported_features_are_named(files: Path) -> None:
-    raw = RawOptions(eval_path="eval.jsonl", max_bytes="10", assembly=True, rerank="m")
+def test_assembly_budget_and_rerank_reach_the_settings(files: Path) -> None:
+    raw = RawOptions(eval_path="eval.jsonl", max_bytes="+10", assembly=True, rerank="m")
 
-    assert message(raw) == (
-        "--taguru-assembly, --taguru-max-bytes, --taguru-rerank: not supported yet by this "
-        "version of pytest-taguru (evidence assembly and budgets come in a later release)"
-    )
+    settings = prepare_run(raw, {}).settings
+
+    assert (settings.assembly, settings.max_bytes, settings.rerank) == (True, 10, "m")
+    assert settings.max_items is None and settings.max_tokens is None
 
 
 def test_the_serve_file_must_exist(files: Path) -> None:

@@ -4,7 +4,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from pytest_taguru.artifact import Evaluation, parse_evaluation
-from pytest_taguru.metrics import InvalidLocator, RunSummary, run_summary
+from pytest_taguru.metrics import InvalidLocator, RunSummary, build_metrics, run_summary
 from pytest_taguru.report import REPORT_ONLY_NOTICE, summary_lines
 
 GOLDEN = Path(__file__).parent.parent / "golden" / "spec_7_8_evaluation.json"
@@ -56,7 +56,7 @@ def empty_summary() -> RunSummary:
 
 
 def test_lines_whose_population_is_empty_are_left_out() -> None:
-    evaluation = golden().model_copy(update={"cases": []})
+    evaluation = golden().model_copy(update={"cases": [], "metrics": build_metrics([])})
 
     lines = summary_lines(evaluation, empty_summary())
 

@@ -186,4 +186,3 @@ def test_summary_numbers_of_section_8_2(cases: list[CaseBlock]) -> None:
     assert (summary.mean_citation_recall, summary.mean_locator_validity) == (0.5, 0.5)
     assert summary.invalid_locators == (InvalidLocator("corpus/pairing.md", 5),)
     assert summary.more_invalid_locators == 0
-    assert (summary.diversity_cases, summary.mean_diversity_sources) == (2, 2.5)

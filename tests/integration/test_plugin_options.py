@@ -35,16 +35,6 @@ from pytest_taguru.server.runner import ReferenceServer
             id="values-before-support",
         ),
         pytest.param(
-            ("--taguru-assembly",),
-            "--taguru-assembly: not supported yet by this version of pytest-taguru *",
-            id="assembly",
-        ),
-        pytest.param(
-            ("--taguru-max-items", "+5", "--taguru-max-tokens", "9"),
-            "--taguru-max-items, --taguru-max-tokens: not supported yet *",
-            id="budget",
-        ),
-        pytest.param(
             ("--taguru-url", "http://user:pw@127.0.0.1:1"),
             "taguru: evaluate: the URL must not carry credentials (user:password@…) — set "
             "TAGURU_API_TOKEN (or TAGURU_API_TOKENS) instead",
@@ -214,3 +204,16 @@ def test_the_command_line_wins_over_ini(suite: Suite) -> None:
     assert result.ret == 0
     assert (suite.path / "from-flag.json").is_file()
     assert not (suite.path / "from-ini.json").exists()
+
+
+def test_a_typed_url_replaces_the_ini_embedded_server(
+    suite: Suite, served_corpus: ReferenceServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The example suite's pytest.ini serves the corpus; --taguru-url points the same suite at
+    # another server without editing the ini.
+    monkeypatch.setenv("TAGURU_API_TOKEN", TOKEN)
+    suite.write_ini("taguru_serve = corpus.ndjson\n")
+    result = suite.run("--taguru-url", served_corpus.url, serve=False)
+
+    assert result.ret == 0
+    assert suite.artifact("evaluation.json")["inputs"]["url"] == served_corpus.url
