@@ -448,6 +448,12 @@ def render(evaluation: Evaluation) -> str:
     return dumps_pretty(to_jsonable(evaluation))
 
 
+def _current_umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
 def write_atomic(path: str | os.PathLike[str], text: str) -> None:
     """Write ``text`` to ``path`` through a temporary file and a rename.
 
@@ -456,8 +462,12 @@ def write_atomic(path: str | os.PathLike[str], text: str) -> None:
     target = Path(path)
     fd, temp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
+        # mkstemp creates the file 0600; the artifact gets the mode an ordinary file would.
+        os.fchmod(fd, 0o666 & ~_current_umask())
+        with os.fdopen(fd, "wb") as handle:  # bytes: no newline translation on any platform
+            handle.write(text.encode("utf-8"))
+            handle.flush()
+            os.fsync(handle.fileno())
         os.replace(temp, target)
     except BaseException:
         Path(temp).unlink(missing_ok=True)

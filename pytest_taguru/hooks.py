@@ -44,8 +44,9 @@ class TaguruItems:
     def pytest_report_teststatus(
         self, report: pytest.TestReport, config: pytest.Config
     ) -> tuple[str, str, tuple[str, dict[str, bool]]] | None:
+        # Scores decorate verbose lines only, so quiet runs keep pytest's plain summary lines.
         scores = getattr(report, "taguru_scores", None)
-        if report.when != "call" or not scores:
+        if report.when != "call" or not scores or config.get_verbosity() < 1:
             return None
         if report.passed:
             return "passed", ".", (f"PASSED ({scores})", {"green": True})

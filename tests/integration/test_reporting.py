@@ -65,3 +65,17 @@ def test_no_secret_and_no_passage_text_anywhere(
     everything = suite.every_output(result)
     assert TOKEN not in everything
     assert SENTINEL not in everything
+
+
+def test_quiet_runs_keep_pytest_plain_status_lines(suite: Suite) -> None:
+    name = suite.write_thresholds(
+        {
+            "taguru_evaluate_thresholds": 1,
+            "cases": {"default": {"recall.recall_at_k": {"min": 1.0}}},
+        }
+    )
+    result = suite.run("-q", "--taguru-thresholds", name)
+
+    assert result.ret == 3
+    result.stdout.fnmatch_lines(["FAILED eval.jsonl::c-miss*"])
+    assert not any("(recall_at_k" in line for line in result.stdout.lines)

@@ -1,6 +1,7 @@
 """evaluation.json models: writer order, absent vs null, f32 text, lenient range-checked reads."""
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -111,13 +112,30 @@ def test_reader_ignores_unknown_keys_and_defaults_missing_ones() -> None:
     assert "future" not in json.loads(render(evaluation))
 
 
-def test_atomic_write_leaves_existing_file_on_failure(tmp_path: Path) -> None:
+def test_atomic_write_leaves_existing_file_on_failure(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     target = tmp_path / "evaluation.json"
     target.write_text("old", encoding="utf-8")
 
-    with pytest.raises(TypeError):
-        write_atomic(target, 42)  # type: ignore[arg-type]
+    def disk_full(*args: object) -> None:
+        raise OSError(28, "No space left on device")
+
+    with monkeypatch.context() as patch:
+        patch.setattr("os.replace", disk_full)
+        with pytest.raises(OSError):
+            write_atomic(target, "new")
     assert target.read_text(encoding="utf-8") == "old"
     assert [p.name for p in tmp_path.iterdir()] == ["evaluation.json"]
     write_atomic(target, "new")
     assert target.read_text(encoding="utf-8") == "new"
+
+
+def test_atomic_write_gives_the_file_an_ordinary_mode(tmp_path: Path) -> None:
+    mask = os.umask(0o022)
+    try:
+        write_atomic(tmp_path / "evaluation.json", "{}")
+    finally:
+        os.umask(mask)
+    assert (tmp_path / "evaluation.json").stat().st_mode & 0o777 == 0o644
+    assert (tmp_path / "evaluation.json").read_bytes() == b"{}"
