@@ -14,7 +14,8 @@ from pytest_taguru.jsonfmt import dumps_compact, loads_serde
 from pytest_taguru.lanes import run_query, search_passage_lane
 from pytest_taguru.preflight import read_context_entry, read_provider_model, skew_warning
 
-FIXTURES = Path("/work/shared/wire-fixtures")
+# The specification's golden wire fixtures live in ../shared beside the checkout.
+FIXTURES = Path(__file__).resolve().parents[3] / "shared" / "wire-fixtures"
 BASE = "http://taguru.test:8248"
 CONTEXT = "ctx"
 

@@ -27,7 +27,8 @@ from pytest_taguru.jsonfmt import loads_serde
 from pytest_taguru.scoring import diversity_sources
 from pytest_taguru.wire import EvidenceBudgetRequest, EvidencePackage, EvidenceRequest
 
-FIXTURES = Path("/work/shared/wire-fixtures")
+# The specification's golden wire fixtures live in ../shared beside the checkout.
+FIXTURES = Path(__file__).resolve().parents[3] / "shared" / "wire-fixtures"
 BASE = "http://taguru.test:8248"
 CONTEXT = "sake"
 EVIDENCE_FIXTURES = [

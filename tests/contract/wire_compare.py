@@ -5,7 +5,8 @@ import math
 from pathlib import Path
 from typing import Any
 
-FIXTURE_DIR = Path("/work/shared/wire-fixtures")
+# The specification's golden wire fixtures live in ../shared beside the checkout.
+FIXTURE_DIR = Path(__file__).resolve().parents[3] / "shared" / "wire-fixtures"
 HTTP_FIXTURES = FIXTURE_DIR / "http"
 
 # The README's volatile fields with their placeholders; ``footprint_bytes`` is added because

@@ -22,7 +22,8 @@ def ndjson(*records: Any) -> bytes:
     ).encode()
 
 
-FIXTURES = Path("/work/shared/wire-fixtures/http")
+# The specification's golden wire fixtures live in ../shared beside the checkout.
+FIXTURES = Path(__file__).resolve().parents[3] / "shared" / "wire-fixtures" / "http"
 HEADER = {"taguru_batch": 1, "context": "c", "source": "doc.md", "create": {}}
 EDGE = {"subject": "a", "label": "r", "object": "b", "weight": 1.0}
 

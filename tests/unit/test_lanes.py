@@ -39,7 +39,8 @@ QUERY = "/contexts/c/query"
 CITATIONS = "/contexts/c/citations"
 
 LONG = "x" * 300
-FIXTURES = Path("/work/shared/wire-fixtures/http")
+# The specification's golden wire fixtures live in ../shared beside the checkout.
+FIXTURES = Path(__file__).resolve().parents[3] / "shared" / "wire-fixtures" / "http"
 
 
 def lex(name: str, score: float = 1.0) -> dict[str, Any]:
