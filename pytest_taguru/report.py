@@ -62,6 +62,6 @@ def summary_lines(evaluation: Evaluation, summary: RunSummary) -> list[str]:
 
 
 REPORT_ONLY_NOTICE = (
-    "taguru: evaluate: no --taguru-thresholds given — this run is report-only: "
+    "taguru: evaluate: no thresholds file given — this run is report-only: "
     "no quality bound can fail it"
 )

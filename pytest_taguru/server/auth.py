@@ -18,6 +18,7 @@ from typing import Any
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from pytest_taguru.server.errors import ApiError
+from pytest_taguru.text import trim
 
 EXEMPT_PATHS = frozenset({"/health", "/live", "/metrics", "/version"})
 UNAUTHORIZED_MESSAGE = "missing or invalid bearer token (send Authorization: Bearer <token>)"
@@ -27,13 +28,13 @@ _BEARER = re.compile(rb"(?i)bearer +")
 def configured_tokens(environ: Mapping[str, str]) -> list[bytes]:
     """Tokens from ``TAGURU_API_TOKEN`` (trimmed) and every ``name:token`` of the list."""
     tokens: list[bytes] = []
-    single = environ.get("TAGURU_API_TOKEN", "").strip()
+    single = trim(environ.get("TAGURU_API_TOKEN", ""))
     if single:
         tokens.append(single.encode())
     for entry in environ.get("TAGURU_API_TOKENS", "").split(","):
         _, separator, token = entry.partition(":")
-        if separator and token.strip():
-            tokens.append(token.strip().encode())
+        if separator and trim(token):
+            tokens.append(trim(token).encode())
     return tokens
 
 

@@ -24,6 +24,7 @@ from pytest_taguru.server.compaction import CompactionSettings, Compactor
 from pytest_taguru.server.importer import apply_import, parse_import
 from pytest_taguru.server.store import Store
 from pytest_taguru.server.transport import DEFAULT_BODY_CAP
+from pytest_taguru.text import trim
 
 START_TIMEOUT = 30.0
 
@@ -62,7 +63,7 @@ class ReferenceServer:
     ) -> None:
         self.store = store if store is not None else Store()
         self._compactor = Compactor(self.store, compaction or CompactionSettings())
-        tokens = [token.strip().encode()] if token and token.strip() else []
+        tokens = [trim(token).encode()] if token and trim(token) else []
         # An explicit IPPROTO_TCP lets asyncio set TCP_NODELAY on accepted connections;
         # without it every response waits ~40 ms on the peer's delayed ACK.
         family = socket.AF_INET6 if ":" in host else socket.AF_INET

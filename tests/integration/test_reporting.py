@@ -18,7 +18,7 @@ def test_scores_in_verbose_output_and_junit_properties(suite: Suite, dist: tuple
     )
     result.stderr.fnmatch_lines(
         [
-            "taguru: evaluate: no --taguru-thresholds given — this run is report-only: "
+            "taguru: evaluate: no thresholds file given — this run is report-only: "
             "no quality bound can fail it"
         ]
     )

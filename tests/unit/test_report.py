@@ -85,4 +85,4 @@ def test_at_most_three_reproduction_hints_then_a_count() -> None:
 
 
 def test_report_only_notice_names_the_plugin_flag() -> None:
-    assert REPORT_ONLY_NOTICE.startswith("taguru: evaluate: no --taguru-thresholds given")
+    assert REPORT_ONLY_NOTICE.startswith("taguru: evaluate: no thresholds file given")
