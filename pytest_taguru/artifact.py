@@ -7,6 +7,8 @@ leniently (unknown keys ignored, missing keys defaulted), as taguru's own reader
 Specification: ``evaluate-run.md`` §6.1, §7.
 """
 
+import json
+import math
 import os
 import tempfile
 from pathlib import Path
@@ -35,19 +37,59 @@ ARTIFACT_VERSION = 1
 
 
 class HitLocator(ArtifactModel):
-    """A passage hit without its text: where it was and how it scored."""
+    """A passage hit without its text: where it was and how it scored.
+
+    A non-finite score is written as ``null`` (§7.1); such a ``null`` (hit or lane score) reads
+    back as NaN, which is written as ``null`` again.
+    """
 
     source: str
     paragraph: int
     score: F32
     lanes: HitLanes = Field(default_factory=HitLanes)
 
+    @model_validator(mode="before")
+    @classmethod
+    def _null_scores_are_non_finite(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            return data
+        read = dict(data)
+        if "score" in read and read["score"] is None:
+            read["score"] = math.nan
+        lanes = read.get("lanes")
+        if isinstance(lanes, dict):
+            read["lanes"] = {
+                name: {**lane, "score": math.nan}
+                if isinstance(lane, dict) and "score" in lane and lane["score"] is None
+                else lane
+                for name, lane in lanes.items()
+            }
+        return read
+
 
 class PassageSearched(ArtifactModel):
+    """A searched passage lane. A plan lane's written ``"floor": null`` (a non-finite floor)
+    reads back as NaN, so it is written as ``null`` again rather than dropped."""
+
     outcome: Literal["searched"] = "searched"
     plan: ContextPlan | None = None
     hits: list[HitLocator] = Field(default_factory=list)
     latency_ms: int = 0
+
+    @model_validator(mode="before")
+    @classmethod
+    def _null_floors_are_non_finite(cls, data: Any) -> Any:
+        plan = data.get("plan") if isinstance(data, dict) else None
+        lanes = plan.get("lanes") if isinstance(plan, dict) else None
+        if not isinstance(plan, dict) or not isinstance(lanes, dict):
+            return data
+        read_lanes = {
+            name: {**lane, "floor": math.nan}
+            if isinstance(lane, dict) and "floor" in lane and lane["floor"] is None
+            else lane
+            for name, lane in lanes.items()
+        }
+        return {**data, "plan": {**plan, "lanes": read_lanes}}
 
 
 class PassageFailed(ArtifactModel):
@@ -372,7 +414,7 @@ class EmbeddingsRecord(ArtifactModel):
 class Corpus(ArtifactModel):
     revision_before: RevisionRecord = Field(default_factory=RevisionRecord)
     revision_after: RevisionRecord = Field(default_factory=RevisionRecord)
-    stable: bool = True
+    stable: bool = False  # a reader that finds no verdict must not assume stability
     last_write_epoch_before: int = 0
     last_write_epoch_after: int = 0
     embeddings: EmbeddingsRecord | None = None
@@ -446,6 +488,21 @@ def to_jsonable(value: Any) -> Any:
 def render(evaluation: Evaluation) -> str:
     """The exact text of ``evaluation.json`` (no trailing newline)."""
     return dumps_pretty(to_jsonable(evaluation))
+
+
+def dump_case_block(block: CaseBlock) -> str:
+    """A case block as lossless JSON text, for its trip from a worker to the controller.
+
+    Not the artifact's text: there a non-finite 32-bit score becomes ``null`` and reads back
+    only as NaN. Here every float keeps its exact value, infinities (``Infinity``) and negative
+    zero included; ``None`` fields are left out (each defaults to ``None`` on read).
+    """
+    return json.dumps(block.model_dump(exclude_none=True), ensure_ascii=False, allow_nan=True)
+
+
+def load_case_block(text: str) -> CaseBlock:
+    """The case block of :func:`dump_case_block` text, exactly as it was built."""
+    return CaseBlock.model_validate(json.loads(text))
 
 
 def _current_umask() -> int:

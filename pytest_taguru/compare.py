@@ -9,13 +9,14 @@ Specification: ``thresholds-and-compare.md`` Part B.
 from dataclasses import dataclass
 from typing import Literal
 
-from .artifact import STATISTIC_SHAPES
 from .compare_view import (
-    BudgetView,
+    METRIC_SHAPES,
+    BudgetLimits,
     CaseView,
+    CitationScoreView,
+    CoverageCountsView,
     EvaluationView,
     LoadedRun,
-    ScoreView,
     decode_headline,
 )
 
@@ -100,7 +101,7 @@ class ChangeReport:
 def case_metric(case: CaseView, metric: str) -> float | None:
     """The value of one of the nine metrics for a case, ``None`` when any link is absent (B.4)."""
     recall, coverage, citations = case.recall, case.coverage, case.citations
-    score: ScoreView | None
+    score: CoverageCountsView | CitationScoreView | None
     match metric:
         case "recall.recall_at_k":
             return recall.recall_at_k if recall is not None else None
@@ -192,7 +193,7 @@ def _aggregate_scalar(run: LoadedRun, side: str, name: str, warnings: list[str])
             f"{side}: metric '{name}' has no definitions entry — skipped from the aggregate diff"
         )
         return None
-    shape = STATISTIC_SHAPES.get(definition.statistic)
+    shape = METRIC_SHAPES.get(definition.statistic)
     if shape is None:
         unknown = definition.statistic
         warnings.append(f"{side}: metric '{name}': definitions names unknown statistic '{unknown}'")
@@ -232,7 +233,7 @@ def _identity_text(sha: str | None) -> str:
     return "none" if sha is None else sha.encode()[:12].decode(errors="ignore")
 
 
-def _budget_text(budget: BudgetView | None) -> str:
+def _budget_text(budget: BudgetLimits | None) -> str:
     if budget is None:
         return "none (untruncated baseline)"
     items, size, tokens = budget.max_items, budget.max_bytes, budget.max_tokens

@@ -4,25 +4,29 @@ Every key is optional and falls back to a default, unknown keys are ignored at e
 a key that is present must have the right type, and ``null`` only where B.2's table allows it.
 The JSON is read as serde reads it (``serde_read``: numbers per Appendix N.2); a fixed-shape
 object may be a positional array and refuses a repeated field, as serde's derived structs do.
-Metric values stay raw JSON until ``decode_headline`` reads one through its
-``definitions[name].statistic`` shape.
+Metric values stay raw JSON (every string in them checked, as a ``serde_json::Value`` reads
+them) until ``decode_headline`` decodes one through its ``definitions[name].statistic`` shape,
+the way ``serde_json::from_value`` does.
 
 This is local rather than ``artifact.Evaluation`` because Part B's reading rules differ from the
 writer's models: a case needs nothing but its id, ``corpus.stable`` defaults to false, a partial
 ``inputs.budget`` is malformed, and a bad metric value is a warning, not a failed document.
-Error texts follow serde's wording without its ``at line L column C`` position.
+Error texts follow serde's wording, naming the reference's structs; a data error carries no
+``at line L column C`` position (a syntax error does, see ``serde_read``).
 """
 
 from dataclasses import dataclass
-from typing import Annotated, Any
+from typing import Annotated, Any, ClassVar
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from .artifact import ARTIFACT_VERSION, Count, Distribution, Evaluation, Ratio, to_jsonable
+from .artifact import ARTIFACT_VERSION, Evaluation, to_jsonable
 from .serde_read import (
     U64_MAX,
     JsonObject,
     SerdeError,
+    as_value,
+    check_every_string,
     duplicate_field,
     fields_from_array,
     invalid_type,
@@ -39,17 +43,25 @@ class RunReadError(ValueError):
 def _fields_of(model: type[BaseModel], data: Any) -> Any:
     """Apply serde's struct rules before typing: an array fills the fields positionally, in
     declaration order; a field given twice is an error. Other inputs pass through."""
-    names = list(model.model_fields)
+    fields = model.model_fields
     if isinstance(data, list):
-        return fields_from_array(data, names)
+        required = {name for name, field in fields.items() if field.is_required()}
+        return fields_from_array(data, list(fields), struct=model.__name__, required=required)
     if isinstance(data, JsonObject):
-        for name in names:
+        for name in fields:
             if name in data.repeated:
                 raise SerdeError(duplicate_field(name))
     return data
 
 
+def _every_string_read(value: Any) -> Any:
+    check_every_string(value)
+    return value
+
+
 _Text = Annotated[str, AfterValidator(whole_text)]
+_RawValue = Annotated[Any, AfterValidator(_every_string_read)]
+"""A ``serde_json::Value``: not interpreted at load time, but every string in it is read."""
 _U64 = Annotated[int, Field(ge=0, le=U64_MAX)]
 
 
@@ -57,7 +69,10 @@ _U64 = Annotated[int, Field(ge=0, le=U64_MAX)]
 
 
 class _View(BaseModel):
-    """Every key optional, unknown keys ignored, a present key strictly typed (B.2)."""
+    """Every key optional, unknown keys ignored, a present key strictly typed (B.2).
+
+    Class names are the reference's struct names, which serde's messages quote.
+    """
 
     model_config = ConfigDict(strict=True, extra="ignore", frozen=True)
 
@@ -67,7 +82,11 @@ class _View(BaseModel):
         return _fields_of(cls, data)
 
 
-class ScoreView(_View):
+class CoverageCountsView(_View):
+    value: float | None = None
+
+
+class CitationScoreView(_View):
     value: float | None = None
 
 
@@ -78,14 +97,14 @@ class RecallView(_View):
 
 
 class CoverageView(_View):
-    concepts: ScoreView | None = None
-    labels: ScoreView | None = None
-    associations: ScoreView | None = None
+    concepts: CoverageCountsView | None = None
+    labels: CoverageCountsView | None = None
+    associations: CoverageCountsView | None = None
 
 
 class CitationsView(_View):
-    recall: ScoreView = ScoreView()
-    validity: ScoreView = ScoreView()
+    recall: CitationScoreView = CitationScoreView()
+    validity: CitationScoreView = CitationScoreView()
 
 
 class CaseView(_View):
@@ -96,7 +115,7 @@ class CaseView(_View):
     diversity_sources: float | None = None
 
 
-class BudgetView(_View):
+class BudgetLimits(_View):
     """All three ceilings or nothing: a partial budget object is malformed."""
 
     max_items: _U64
@@ -106,21 +125,21 @@ class BudgetView(_View):
 
 class InputsView(_View):
     context: _Text = ""
-    budget: BudgetView | None = None
+    budget: BudgetLimits | None = None
 
 
-class RevisionView(_View):
+class ContextRevision(_View):
     graph: _U64 = 0
     passages: _U64 = 0
     config: _U64 = 0
 
 
 class CorpusView(_View):
-    revision_after: RevisionView = RevisionView()
+    revision_after: ContextRevision = ContextRevision()
     stable: bool = False
 
 
-class ThresholdsView(_View):
+class ThresholdIdentityView(_View):
     sha256: _Text = ""
 
 
@@ -135,9 +154,9 @@ class EvaluationView(_View):
     generated_at: _Text = ""
     inputs: InputsView = InputsView()
     corpus: CorpusView = CorpusView()
-    thresholds: ThresholdsView | None = None
+    thresholds: ThresholdIdentityView | None = None
     definitions: dict[_Text, DefinitionView] = Field(default_factory=dict)
-    metrics: dict[_Text, Any] = Field(default_factory=dict)
+    metrics: dict[_Text, _RawValue] = Field(default_factory=dict)
     cases: list[CaseView] = Field(default_factory=list)
 
 
@@ -151,9 +170,16 @@ _EXPECTED = {
 }
 
 
-def serde_message(error: ValidationError) -> str:
-    """The first problem, worded as serde does (without its ``at line L column C``)."""
-    detail = error.errors(include_url=False)[0]
+def serde_message(error: ValidationError, *, by_key: bool = False) -> str:
+    """The first problem, worded as serde does (without its ``at line L column C``).
+
+    ``by_key``: the fields were met in key byte order (a struct decoded from a ``Value``
+    map) rather than in declaration order.
+    """
+    details = error.errors(include_url=False)
+    if by_key:
+        details.sort(key=lambda detail: str(detail["loc"][0]) if detail["loc"] else "")
+    detail = details[0]
     kind, value, loc = detail["type"], detail.get("input"), detail["loc"]
     if kind == "value_error":
         return str(detail["ctx"]["error"])
@@ -201,14 +227,68 @@ def run_of(evaluation: Evaluation, path: str) -> LoadedRun:
     return LoadedRun(path, EvaluationView.model_validate(to_jsonable(evaluation), strict=False))
 
 
-def decode_headline(shape: type[Distribution | Ratio | Count], raw: Any) -> float | None:
-    """Decode ``raw`` strictly as ``shape`` (counts must be u64) and return its headline."""
+# --- run-level metric values, decoded through their definition's statistic (B.7) -----------
+
+
+class _MetricShape(BaseModel):
+    """A metric value as the reference decodes it: every key optional, unknown keys ignored,
+    counts u64. Class names are the reference's (``struct Distribution`` in its messages)."""
+
+    model_config = ConfigDict(strict=True, extra="ignore", frozen=True)
+    headline_field: ClassVar[str] = "value"
+    """The scalar compared: a distribution's ``mean``, a ratio's or count's ``value``."""
+
+
+class Distribution(_MetricShape):
+    headline_field = "mean"
+    n: _U64 = 0
+    min: float | None = None
+    p50: float | None = None
+    p90: float | None = None
+    p99: float | None = None
+    max: float | None = None
+    mean: float | None = None
+    sum: float | None = None
+
+
+class Ratio(_MetricShape):
+    value: float | None = None
+    n: _U64 = 0
+    numerator: _U64 | None = None
+
+
+class Count(_MetricShape):
+    value: float | None = None
+    n: _U64 = 0
+
+
+METRIC_SHAPES: dict[str, type[_MetricShape]] = {
+    "distribution": Distribution,
+    "ratio": Ratio,
+    "count": Count,
+}
+"""``definitions[name].statistic`` → the shape a metric value is decoded as."""
+
+
+def decode_headline(shape: type[_MetricShape], raw: Any) -> float | None:
+    """Decode ``raw`` as ``shape`` the way ``serde_json::from_value`` does, and return its
+    headline (a distribution's ``mean``, a ratio's or count's ``value``).
+
+    The value was parsed into a ``Value`` first: a repeated key keeps its last value, fields
+    are met in key byte order, and an array longer than the struct is
+    ``invalid length <n>, expected fewer elements in array``. Raises ``ValueError`` with
+    serde's message.
+    """
+    value = as_value(raw)
+    by_key = isinstance(value, dict)
+    if isinstance(value, list):
+        names = list(shape.model_fields)
+        if len(value) > len(names):
+            raise ValueError(f"invalid length {len(value)}, expected fewer elements in array")
+        value = dict(zip(names, value, strict=False))
     try:
-        value = shape.model_validate(_fields_of(shape, raw), strict=True)
+        decoded = shape.model_validate(value)
     except ValidationError as error:
-        raise ValueError(serde_message(error)) from None
-    counts = [value.n, value.numerator if isinstance(value, Ratio) else None]
-    for count in counts:
-        if count is not None and not 0 <= count <= U64_MAX:
-            raise ValueError(invalid_value(count, "u64"))
-    return value.headline
+        raise ValueError(serde_message(error, by_key=by_key)) from None
+    headline: float | None = getattr(decoded, shape.headline_field)
+    return headline

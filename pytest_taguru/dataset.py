@@ -16,7 +16,6 @@ Absent versus null is decided here, once:
 
 import json
 import math
-import re
 from types import UnionType
 from typing import Annotated, Any, Union, get_args, get_origin
 
@@ -24,7 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 from pydantic_core import ErrorDetails
 
 from pytest_taguru.errors import UsageError
-from pytest_taguru.jsonfmt import format_plain_f32, parse_serde_float, to_f32
+from pytest_taguru.jsonfmt import format_plain_f32, has_lone_surrogate, parse_serde_float, to_f32
 from pytest_taguru.text import trim
 from pytest_taguru.textfile import UnreadableFile, read_utf8, split_lines
 
@@ -212,9 +211,6 @@ def check_limits(eval_set: EvalSet) -> None:
 
 # ---------------------------------------------------------------- JSON syntax (step 1)
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
 def _parse_json(line: str) -> Any:
     """One JSON value, with serde_json's number rules (Python's json is more permissive)."""
     try:
@@ -230,7 +226,7 @@ def _parse_json(line: str) -> Any:
         raise _LineError(f"not JSON: {error}") from None
     except RecursionError:
         raise _LineError("not JSON: nesting too deep") from None
-    if _has_lone_surrogate(value):
+    if has_lone_surrogate(value):
         raise _LineError("not JSON: a \\u escape is a lone surrogate")
     return value
 
@@ -246,16 +242,6 @@ def _parse_json_int(text: str) -> int | float:
 
 def _reject_constant(name: str) -> float:
     raise ValueError(f"{name} is not a JSON value")
-
-
-def _has_lone_surrogate(value: Any) -> bool:
-    if isinstance(value, str):
-        return _SURROGATE.search(value) is not None
-    if isinstance(value, list):
-        return any(_has_lone_surrogate(item) for item in value)
-    if isinstance(value, dict):
-        return any(_has_lone_surrogate(k) or _has_lone_surrogate(v) for k, v in value.items())
-    return False
 
 
 # ---------------------------------------------------------------- header and cases

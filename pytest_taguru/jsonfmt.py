@@ -9,6 +9,7 @@ Its parser is serde_json's fast one, which is not correctly rounded. Specificati
 
 import json
 import math
+import re
 import struct
 from collections.abc import Callable
 from decimal import Decimal
@@ -181,9 +182,30 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON")
 
 
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89abcdefABCDEF]")
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def has_lone_surrogate(value: Any) -> bool:
+    """Whether a parsed JSON value holds a lone surrogate anywhere (keys included)."""
+    if isinstance(value, str):
+        return _LONE_SURROGATE.search(value) is not None
+    if isinstance(value, list):
+        return any(has_lone_surrogate(item) for item in value)
+    if isinstance(value, dict):
+        return any(has_lone_surrogate(k) or has_lone_surrogate(v) for k, v in value.items())
+    return False
+
+
 def loads_serde(text: str | bytes) -> Any:
-    """Parse JSON as taguru does: serde floats, ``NaN``/``Infinity`` refused."""
-    return json.loads(text, parse_float=parse_serde_float, parse_constant=_reject_constant)
+    """Parse JSON as taguru does: serde floats, ``NaN``/``Infinity`` refused, and an unpaired
+    ``\\uD800``–``\\uDFFF`` escape refused (Python would keep it as a lone surrogate, which no
+    UTF-8 writer accepts)."""
+    value = json.loads(text, parse_float=parse_serde_float, parse_constant=_reject_constant)
+    raw = text if isinstance(text, str) else text.decode("utf-8", errors="replace")
+    if _SURROGATE_ESCAPE.search(raw) is not None and has_lone_surrogate(value):
+        raise ValueError("lone leading surrogate in hex escape")  # serde_json's wording
+    return value
 
 
 def _scalar(value: Any) -> str:

@@ -435,12 +435,24 @@ class RunSummary:
     more_invalid_locators: int
 
 
+def plain_mean(values: Sequence[float]) -> float | None:
+    """``(((−0.0 + v₁) + v₂) + … + vₙ) / n`` in the order given (taguru's summary means), or
+    ``None`` for no values. Unlike a distribution's ``mean`` the values are not sorted first,
+    which can change the last bits and so a rounded digit."""
+    if not values:
+        return None
+    total = -0.0
+    for value in values:
+        total += value
+    return total / len(values)
+
+
 def run_summary(cases: Sequence[CaseBlock]) -> RunSummary:
     """Compute ``RunSummary`` from case blocks in case order (§8.2).
 
     Ambiguous / not-found counts are over association positions only (cue resolutions and
-    errored positions excluded). Each mean is the ``mean`` of the matching metric's
-    distribution. The invalid locators are the first three invalid checks in case order,
+    errored positions excluded). Each mean is a :func:`plain_mean` in case order. The invalid
+    locators are the first three invalid checks in case order,
     then check order; ``more_invalid_locators`` counts the rest.
     """
     positions = [
@@ -467,15 +479,15 @@ def run_summary(cases: Sequence[CaseBlock]) -> RunSummary:
         ambiguous_positions=sum(isinstance(p, PositionAmbiguous) for p in positions),
         not_found_positions=sum(isinstance(p, PositionNotFound) for p in positions),
         recall_cases=len(recalls),
-        mean_recall_at_k=distribution(r.recall_at_k for r in recalls).mean,
-        mean_mrr=distribution(r.mrr for r in recalls).mean,
-        mean_ndcg=distribution(r.ndcg for r in recalls).mean,
+        mean_recall_at_k=plain_mean([r.recall_at_k for r in recalls]),
+        mean_mrr=plain_mean([r.mrr for r in recalls]),
+        mean_ndcg=plain_mean([r.ndcg for r in recalls]),
         cross_tab_cases=len(crossed),
         cross_tab_both=sum(map(_both, crossed)),
         cross_tab_neither=sum(map(_neither, crossed)),
         citation_cases=len(citations),
-        mean_citation_recall=distribution(c.recall.value for c in citations).mean,
-        mean_locator_validity=distribution(c.validity.value for c in citations).mean,
+        mean_citation_recall=plain_mean([c.recall.value for c in citations]),
+        mean_locator_validity=plain_mean([c.validity.value for c in citations]),
         invalid_locators=tuple(invalid[:INVALID_SHOWN]),
         more_invalid_locators=max(len(invalid) - INVALID_SHOWN, 0),
     )

@@ -13,9 +13,15 @@ def _mean(value: float | None) -> str:
     return fixed(value, 3)
 
 
-def summary_lines(evaluation: Evaluation, summary: RunSummary) -> list[str]:
+def summary_lines(
+    evaluation: Evaluation, summary: RunSummary, *, partial_run_warning: str | None = None
+) -> list[str]:
     """§8.2 items 1–8: header, passage/structural counts, recall, cross-tab, citations,
-    diversity, the unstable-corpus warning, the partial-run warning and the ``wrote`` line.
+    hook lines, the unstable-corpus warning, then the ``wrote`` line.
+
+    ``partial_run_warning`` (pytest-taguru's own, for a run that left cases out) is shown just
+    before the ``wrote`` line. The artifact's other ``warnings`` (the ``--assembly`` filter
+    warnings) are not repeated here: taguru prints them on stderr at start-up only.
     """
     inputs = evaluation.inputs
     lines = [
@@ -56,7 +62,8 @@ def summary_lines(evaluation: Evaluation, summary: RunSummary) -> list[str]:
             "  WARNING: the context's revision changed during this run — a write landed "
             "mid-run (corpus.revision_before != corpus.revision_after)"
         )
-    lines += [f"  WARNING: {warning}" for warning in evaluation.warnings or []]
+    if partial_run_warning is not None:
+        lines.append(f"  WARNING: {partial_run_warning}")
     lines.append(f"  wrote {inputs.out}")
     return lines
 

@@ -9,12 +9,11 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from .artifact import CaseBlock, to_jsonable
+from .artifact import CaseBlock, dump_case_block
 from .client import TaguruClient
 from .dataset import EvalCase, EvalSet
 from .drilldown import render_drilldown
 from .evidence_lane import RunShape, run_case_lanes
-from .jsonfmt import dumps_compact
 from .options import Settings
 from .scoring import build_case_block
 from .thresholds import Thresholds, case_violations
@@ -29,7 +28,11 @@ class CaseRegression(Exception):
 
 
 def scalar_scores(block: CaseBlock) -> list[tuple[str, float]]:
-    """A case's headline scores, for verbose output and JUnit XML ``<properties>``."""
+    """A case's headline scores, for verbose output and JUnit XML ``<properties>``.
+
+    A negative zero (an unmatched nDCG, as taguru computes it) is shown as ``0``: these are
+    display texts, not the artifact.
+    """
     scores: list[tuple[str, float]] = []
     if block.recall is not None:
         scores += [
@@ -47,7 +50,7 @@ def scalar_scores(block: CaseBlock) -> list[tuple[str, float]]:
             ("citations.recall", block.citations.recall.value),
             ("citations.locator_validity", block.citations.validity.value),
         ]
-    return scores
+    return [(name, value + 0.0) for name, value in scores]
 
 
 @dataclass
@@ -83,8 +86,8 @@ class CaseRunner:
 
     @staticmethod
     def block_json(block: CaseBlock) -> str:
-        """The case block as it travels to the controller (taguru's own JSON text)."""
-        return dumps_compact(to_jsonable(block))
+        """The case block as it travels to the controller (``artifact.dump_case_block``)."""
+        return dump_case_block(block)
 
     def check_case_bounds(self, case: EvalCase, block: CaseBlock) -> None:
         """Raise ``CaseRegression`` with the drill-down when a case-scoped bound is broken."""

@@ -90,7 +90,8 @@ def score_recall(
     * ``mrr = 1 / (r* + 1)``, ``r*`` the first rank satisfying any ``e``; 0.0 if none
     * ``DCG = Σ_e rel(e) / log2(first(e) + 2)`` over matched ``e`` in declared order,
       ``IDCG = Σ_j rel_(j) / log2(j + 2)`` over all of ``E`` sorted by relevance descending,
-      ``ndcg = min(DCG / IDCG, 1.0)`` (linear gain; each expectation credited once).
+      ``ndcg = min(DCG / IDCG, 1.0)`` (linear gain; each expectation credited once; DCG
+      starts from -0.0, so an unmatched nDCG is -0.0 as in taguru).
 
     The caller passes hits only for a searched passage; a failed lane has no recall block.
     """
@@ -99,7 +100,9 @@ def score_recall(
         return None
     firsts = [_first_rank(hits, entry) for entry in graded]
     ranks = [rank for rank in firsts if rank is not None]
-    dcg = 0.0
+    # Rust's float ``Iterator::sum`` starts from -0.0 (Rust ≥ 1.83), so when nothing matched
+    # taguru's DCG, and hence its nDCG, is -0.0 and is written as such.
+    dcg = -0.0
     for entry, rank in zip(graded, firsts, strict=True):
         if rank is not None:
             dcg += entry.relevance / math.log2(rank + 2)

@@ -22,6 +22,7 @@ from .artifact import (
     Evaluation,
     Inputs,
     RevisionRecord,
+    load_case_block,
     render,
     write_atomic,
 )
@@ -143,7 +144,8 @@ class RunController:
     # --- during the run ----------------------------------------------------------------------
 
     def record_case(self, block_json: str) -> None:
-        block = CaseBlock.model_validate_json(block_json)
+        """Keep a case block sent by ``CaseRunner.block_json`` (from any process)."""
+        block = load_case_block(block_json)
         self.blocks[block.case_id] = block
 
     def record_failure(self, *, regression: bool) -> None:
@@ -186,7 +188,11 @@ class RunController:
             write_atomic(self.settings.out, render(evaluation))
         except OSError as error:
             raise RunError(f"writing {self.settings.out}: {os_error_text(error)}") from error
-        lines = summary_lines(evaluation, run_summary(evaluation.cases))
+        lines = summary_lines(
+            evaluation,
+            run_summary(evaluation.cases),
+            partial_run_warning=self.partial_run_warning(),
+        )
         annotations: list[str] = []
         if gate is not None and self.thresholds is not None:
             lines += gate_summary_lines(gate)

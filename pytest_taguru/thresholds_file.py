@@ -4,7 +4,7 @@ Specification: ``thresholds-and-compare.md`` A.2 (format and JSON strictness) an
 are read with serde's fast, not correctly rounded, float parser).
 """
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -61,33 +61,59 @@ def _where(path: str) -> str:
     return f"at {path}" if path else "at the top level"
 
 
-def _fields(value: Any, struct: str, names: tuple[str, ...], path: str) -> dict[str, Any]:
-    """A fixed-shape object's fields: unknown and repeated keys refused.
+def _child(path: str, key: str) -> str:
+    return f"{path}.{key}" if path else key
 
+
+Reader = Callable[[Any, str], Any]
+"""Reads one field's JSON value found at a path (the path names it in messages)."""
+
+
+def _expected(names: Sequence[str]) -> str:
+    """serde's list of a struct's fields: ```a```, ```a` or `b```, ``one of `a`, `b`, `c```."""
+    quoted = [f"`{name}`" for name in names]
+    if len(quoted) <= 2:
+        return " or ".join(quoted)
+    return "one of " + ", ".join(quoted)
+
+
+def _struct(
+    value: Any, struct: str, readers: dict[str, Reader], path: str, required: tuple[str, ...] = ()
+) -> dict[str, Any]:
+    """A fixed-shape object read as serde's derived struct reads it.
+
+    Keys are taken in document order and each value is read as it is met, so the first
+    problem in the document is the one reported: an unknown key, a repeated key, a bad value.
     Like serde, a JSON array is also read positionally in field order (A.2, last bullet).
     """
     if isinstance(value, list):
         try:
-            return fields_from_array(value, names)
+            items = fields_from_array(value, list(readers), struct=struct, required=required)
         except SerdeError as error:
             raise ThresholdsParseError(f"{error} {_where(path)}") from None
-    if not isinstance(value, JsonObject):
+        pairs = list(items.items())
+    elif isinstance(value, JsonObject):
+        pairs = value.pairs
+    else:
         raise _invalid(value, f"struct {struct}", _where(path))
     found: dict[str, Any] = {}
-    for key, item in value.pairs:
-        if key not in names:
-            expected = ", ".join(f"`{name}`" for name in names)
+    for key, item in pairs:
+        if key not in readers:
             raise ThresholdsParseError(
-                f"unknown field `{key}`, expected one of {expected} {_where(path)}"
+                f"unknown field `{key}`, expected {_expected(list(readers))} {_where(path)}"
             )
         if key in found:
             raise ThresholdsParseError(f"{duplicate_field(key)} {_where(path)}")
-        found[key] = item
+        found[key] = readers[key](item, _child(path, key))
+    for name in required:
+        if name not in found:
+            raise ThresholdsParseError(f"missing field `{name}`")
     return found
 
 
 def _map(value: Any, path: str) -> Iterator[tuple[str, Any]]:
-    """A name-keyed map's entries; a repeated name is later overwritten (last one wins)."""
+    """A name-keyed map's entries in document order; a repeated name is later overwritten
+    (last one wins), though every value is still read."""
     if not isinstance(value, JsonObject):
         raise _invalid(value, "a map", _where(path))
     return iter(value.pairs)
@@ -102,23 +128,27 @@ def _number(value: Any, path: str) -> float | None:
 
 
 def _bound(value: Any, path: str) -> Bound:
-    fields = _fields(value, "Bound", ("min", "max"), path)
-    return Bound(
-        min=_number(fields.get("min"), f"{path}.min"),
-        max=_number(fields.get("max"), f"{path}.max"),
-    )
+    return Bound(**_struct(value, "Bound", {"min": _number, "max": _number}, path))
 
 
 def _bounds(value: Any, path: str) -> dict[str, Bound]:
-    return {name: _bound(item, f"{path}.{name}") for name, item in _map(value, path)}
+    return {name: _bound(item, _child(path, name)) for name, item in _map(value, path)}
 
 
-def _stamp(value: Any) -> int:
-    where = _where("taguru_evaluate_thresholds")
+def _overrides(value: Any, path: str) -> dict[str, dict[str, Bound]]:
+    return {case_id: _bounds(item, _child(path, case_id)) for case_id, item in _map(value, path)}
+
+
+def _cases(value: Any, path: str) -> CaseBounds:
+    readers: dict[str, Reader] = {"default": _bounds, "overrides": _overrides}
+    return CaseBounds(**_struct(value, "CasesThresholds", readers, path))
+
+
+def _stamp(value: Any, path: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
-        raise _invalid(value, "u64", where)
+        raise _invalid(value, "u64", _where(path))
     if value < 0:
-        raise ThresholdsParseError(f"{invalid_value(value, 'u64')} {where}")
+        raise ThresholdsParseError(f"{invalid_value(value, 'u64')} {_where(path)}")
     return value
 
 
@@ -128,13 +158,23 @@ def _flag(value: Any, path: str) -> bool:
     return value
 
 
+_FILE_READERS: dict[str, Reader] = {
+    "taguru_evaluate_thresholds": _stamp,
+    "aggregate": _bounds,
+    "cases": _cases,
+    "allow_unstable_corpus": _flag,
+}
+"""The top-level fields in the reference's declaration order (the positional order)."""
+
+
 def parse_thresholds(raw: bytes) -> ThresholdsFile:
     """Decode the file as taguru's serde reader does; raises :class:`ThresholdsParseError`.
 
     Refused: invalid UTF-8, a BOM, empty input, trailing data, ``NaN``/``Infinity``, numbers
     overflowing f64, unknown keys at every level, repeated keys in the fixed-shape objects
     (top level, ``cases``, a Bound), ``null`` anywhere but ``min``/``max``, and a stamp that
-    is not a non-negative integer. Integer bounds become floats.
+    is not a non-negative integer. Integer bounds become floats. Of several problems, the
+    first met in document order is reported, as serde does.
     """
     try:
         document = load_json(raw.decode("utf-8"))
@@ -143,33 +183,7 @@ def parse_thresholds(raw: bytes) -> ThresholdsFile:
         raise ThresholdsParseError(f"invalid UTF-8: {error}") from error
     except SerdeError as error:
         raise ThresholdsParseError(str(error)) from error
-    top = _fields(
-        document,
-        "Thresholds",
-        ("taguru_evaluate_thresholds", "aggregate", "cases", "allow_unstable_corpus"),
-        "",
+    fields = _struct(
+        document, "ThresholdsFile", _FILE_READERS, "", required=("taguru_evaluate_thresholds",)
     )
-    if "taguru_evaluate_thresholds" not in top:
-        raise ThresholdsParseError("missing field `taguru_evaluate_thresholds`")
-    cases = CaseBounds()
-    if "cases" in top:
-        case_fields = _fields(top["cases"], "CaseThresholds", ("default", "overrides"), "cases")
-        cases = CaseBounds(
-            default=_bounds(case_fields["default"], "cases.default")
-            if "default" in case_fields
-            else {},
-            overrides={
-                case_id: _bounds(item, f"cases.overrides.{case_id}")
-                for case_id, item in _map(case_fields["overrides"], "cases.overrides")
-            }
-            if "overrides" in case_fields
-            else {},
-        )
-    return ThresholdsFile(
-        taguru_evaluate_thresholds=_stamp(top["taguru_evaluate_thresholds"]),
-        aggregate=_bounds(top["aggregate"], "aggregate") if "aggregate" in top else {},
-        cases=cases,
-        allow_unstable_corpus=_flag(top["allow_unstable_corpus"], "allow_unstable_corpus")
-        if "allow_unstable_corpus" in top
-        else False,
-    )
+    return ThresholdsFile(**fields)

@@ -1,7 +1,8 @@
 """Routes of the reference server: HTTP in, store call, result out (server-wire §2).
 
-Handlers only decode, validate what must be refused before the context lookup (in taguru's
-order), and call the store; the envelope and error mapping live in :mod:`transport`.
+Handlers only decode (the query string before the body, as taguru's extractors do), validate
+what must be refused before the context lookup (in taguru's order), and call the store; the
+envelope, JSON text, raw-path routing and error mapping live in :mod:`transport`.
 ``POST /contexts/{name}/evidence`` is served by :mod:`evidence` (evidence assembly).
 """
 
@@ -15,10 +16,16 @@ from starlette.routing import Route
 from starlette.types import ASGIApp
 
 from pytest_taguru.server.auth import BearerAuth
-from pytest_taguru.server.errors import ApiError, list_over_limit
+from pytest_taguru.server.errors import ApiError, check_size, list_over_limit
 from pytest_taguru.server.evidence import assemble_evidence
 from pytest_taguru.server.graph import Namespace, QueryCursor
 from pytest_taguru.server.importer import apply_import, parse_import
+from pytest_taguru.server.options import (
+    MAX_DESCRIPTION_BYTES,
+    ContextOptions,
+    clamp_unit,
+    semantic_floor_f32,
+)
 from pytest_taguru.server.requests import (
     CitationBody,
     CreateContextBody,
@@ -29,19 +36,22 @@ from pytest_taguru.server.requests import (
     RetractAssociationBody,
     RetractSourceBody,
     SearchBody,
+    UpdateContextBody,
     decode_model,
     parse_json,
 )
 from pytest_taguru.server.search import SourceFilterSpec, search
-from pytest_taguru.server.store import ContextOptions, Store
+from pytest_taguru.server.store import Store
 from pytest_taguru.server.transport import (
     DEFAULT_BODY_CAP,
     JsonBody,
+    RawPathRouting,
     enveloped,
     framework_error,
     json_body,
     page_limit,
     query_bool,
+    query_text,
     read_body,
     typed_body,
 )
@@ -84,30 +94,20 @@ def clamp_limit(limit: int | None, default: int) -> int:
     return default if limit is None else min(limit, MAX_MATCH_LIMIT)
 
 
-def clamp_unit(value: float | None) -> float | None:
-    return None if value is None else min(max(value, 0.0), 1.0)
-
-
 def check_text(what: str, value: str, cap: int) -> None:
     """400 ``invalid_argument`` for an empty or over-cap (bytes) name."""
     if not value:
         raise ApiError("invalid_argument", f"{what} must not be empty; nothing was applied")
-    size = len(value.encode())
-    if size > cap:
-        raise ApiError(
-            "invalid_argument",
-            f"{what} is {size} bytes, over the {cap}-byte cap; nothing was applied",
-        )
+    check_size(what, value, cap)
 
 
-def check_cursor(request: Request, *keys: str) -> dict[str, str | None]:
-    values: dict[str, str | None] = {}
-    for key in keys:
-        value = request.query_params.get(key)
-        if value is not None and len(value.encode()) > MAX_CURSOR_BYTES:
-            check_text(key, value, MAX_CURSOR_BYTES)
-        values[key] = value
-    return values
+def keyset_cursor(request: Request) -> tuple[str | None, str | None]:
+    """``after`` and ``prefix`` of a keyset listing; ``prefix`` is length-checked first."""
+    after, prefix = query_text(request, "after"), query_text(request, "prefix")
+    for key, value in (("prefix", prefix), ("after", after)):
+        if value is not None:
+            check_size(key, value, MAX_CURSOR_BYTES)
+    return after, prefix
 
 
 def check_window(since: int | None, until: int | None) -> None:
@@ -154,16 +154,34 @@ async def create_context(request: Request) -> bool:
             description=body.description,
             pinned=body.pinned,
             dice_floor=clamp_unit(body.dice_floor),
-            semantic_floor=clamp_unit(body.semantic_floor),
+            semantic_floor=semantic_floor_f32(body.semantic_floor),
         ),
     )
     return True
 
 
+async def update_context(request: Request) -> Any:
+    body = await typed_body(request, UpdateContextBody)
+    if body.description is not None:
+        check_size("the description", body.description, MAX_DESCRIPTION_BYTES)
+    changes = ContextOptions(
+        description=body.description or "",
+        pinned=bool(body.pinned),
+        dice_floor=clamp_unit(body.dice_floor),
+        semantic_floor=semantic_floor_f32(body.semantic_floor),
+    )
+    given = frozenset(key for key in body.model_fields_set if getattr(body, key) is not None)
+    return store_of(request).update(name_of(request), changes, given)
+
+
+async def delete_context(request: Request) -> bool:
+    return store_of(request).delete(name_of(request))
+
+
 async def list_contexts(request: Request) -> Any:
     limit = page_limit(request)
     pinned = query_bool(request, "pinned")
-    return store_of(request).list_contexts(limit, request.query_params.get("after"), pinned)
+    return store_of(request).list_contexts(limit, query_text(request, "after"), pinned)
 
 
 async def get_context(request: Request) -> Any:
@@ -179,10 +197,8 @@ async def embeddings(request: Request) -> Any:
 
 async def list_sources(request: Request) -> Any:
     limit = page_limit(request)
-    cursor = check_cursor(request, "after", "prefix")
-    return store_of(request).list_sources(
-        name_of(request), limit, cursor["after"], cursor["prefix"]
-    )
+    after, prefix = keyset_cursor(request)
+    return store_of(request).list_sources(name_of(request), limit, after, prefix)
 
 
 async def store_passages(request: Request) -> Any:
@@ -222,9 +238,9 @@ async def cite(request: Request) -> Any:
 
 
 async def retract_source(request: Request) -> Any:
+    dry_run = query_bool(request, "dry_run") or False  # the query string decodes first
     body = await typed_body(request, RetractSourceBody)
     check_text("source", body.source, MAX_NAME_BYTES)
-    dry_run = query_bool(request, "dry_run") or False
     return store_of(request).retract_source(name_of(request), body.source, dry_run)
 
 
@@ -318,15 +334,14 @@ async def register_aliases(request: Request) -> Any:
 
 async def list_aliases(request: Request) -> Any:
     limit = page_limit(request)
-    cursor = check_cursor(request, "after", "prefix")
-    after = cursor["after"]
+    after, prefix = keyset_cursor(request)
     if after is not None and not after.startswith(("concept:", "label:")):
         raise ApiError(
             "invalid_argument",
             f"after '{after}' is not an alias cursor (expected 'concept:<alias>' or "
             "'label:<alias>')",
         )
-    return store_of(request).list_aliases(name_of(request), limit, after, cursor["prefix"])
+    return store_of(request).list_aliases(name_of(request), limit, after, prefix)
 
 
 async def remove_aliases(request: Request) -> Any:
@@ -347,8 +362,8 @@ async def remove_aliases(request: Request) -> Any:
 
 
 async def import_stream(request: Request) -> Any:
+    dry_run = query_bool(request, "dry_run") or False  # the query string decodes first
     batches = parse_import(await read_body(request))
-    dry_run = query_bool(request, "dry_run") or False
     return apply_import(store_of(request), batches, dry_run=dry_run)
 
 
@@ -360,6 +375,8 @@ ROUTES = [
     Route("/contexts", enveloped(list_contexts), methods=["GET"]),
     Route("/contexts/{name}", enveloped(get_context), methods=["GET"]),
     Route("/contexts/{name}", enveloped(create_context), methods=["PUT"]),
+    Route("/contexts/{name}", enveloped(update_context), methods=["PATCH"]),
+    Route("/contexts/{name}", enveloped(delete_context), methods=["DELETE"]),
     Route("/contexts/{name}/embeddings", enveloped(embeddings), methods=["GET"]),
     Route("/contexts/{name}/sources", enveloped(list_sources), methods=["GET"]),
     Route("/contexts/{name}/sources", enveloped(store_passages), methods=["POST"]),
@@ -383,8 +400,13 @@ ROUTES = [
 def create_app(
     store: Store | None = None, tokens: list[bytes] | None = None, body_cap: int = DEFAULT_BODY_CAP
 ) -> ASGIApp:
-    """The ASGI app over ``store``; bearer auth is on when ``tokens`` is non-empty."""
+    """The ASGI app over ``store``; bearer auth is on when ``tokens`` is non-empty.
+
+    Routing is on the raw path (:class:`RawPathRouting`, ahead of auth, which also sees the raw
+    path, as taguru's does) and a trailing slash is no route (no redirect).
+    """
     app = Starlette(routes=ROUTES, exception_handlers={HTTPException: framework_error})
+    app.router.redirect_slashes = False
     app.state.store = store if store is not None else Store()
     app.state.body_cap = body_cap
-    return BearerAuth(app, tokens or [])
+    return RawPathRouting(BearerAuth(app, tokens or []))

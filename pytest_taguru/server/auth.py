@@ -9,7 +9,6 @@ Failure: 401 ``unauthorized`` with ``WWW-Authenticate: Bearer``. Keys are not sc
 """
 
 import hmac
-import json
 import os
 import re
 from collections.abc import Iterable, Mapping
@@ -18,6 +17,7 @@ from typing import Any
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from pytest_taguru.server.errors import ApiError
+from pytest_taguru.server.transport import render_json
 from pytest_taguru.text import trim
 
 EXEMPT_PATHS = frozenset({"/health", "/live", "/metrics", "/version"})
@@ -79,7 +79,7 @@ class BearerAuth:
 async def _send_json(
     send: Send, status: int, body: dict[str, Any], headers: dict[str, str]
 ) -> None:
-    payload = json.dumps(body, ensure_ascii=False).encode()
+    payload = render_json(body).encode()
     raw_headers = [
         (b"content-type", b"application/json"),
         (b"content-length", str(len(payload)).encode()),

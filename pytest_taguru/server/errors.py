@@ -104,6 +104,16 @@ def no_context(name: str) -> ApiError:
     return ApiError("no_context", f"context '{name}' not found")
 
 
+def check_size(what: str, value: str, cap: int) -> None:
+    """400 ``invalid_argument`` when ``value`` is over ``cap`` UTF-8 bytes."""
+    size = len(value.encode())
+    if size > cap:
+        raise ApiError(
+            "invalid_argument",
+            f"{what} is {size} bytes, over the {cap}-byte cap; nothing was applied",
+        )
+
+
 def list_over_limit(field_name: str, count: int) -> ApiError:
     """400 ``over_limit`` for a list-shaped input past the 1000-item cap (§1.6)."""
     return ApiError(

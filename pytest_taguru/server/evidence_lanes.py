@@ -64,7 +64,7 @@ class Gathered:
 def gather(store: Store, context: Context, request: EvidenceRequest) -> Gathered:
     """Run resolve → query → activate → passages → communities → citations (§3.2)."""
     found = Gathered()
-    anchors = resolve_anchors(context, request)
+    anchors = resolve_anchors(store, context, request)
     found.plans["resolve"] = lane_plan(ORIGINS_EMPTY if not request.origins else None)
     if not anchors:
         found.plans["query"] = lane_plan(NO_ANCHORS)
@@ -72,7 +72,9 @@ def gather(store: Store, context: Context, request: EvidenceRequest) -> Gathered
         found.plans["query"] = lane_plan(NO_LABELS)
     else:
         rows = context.graph.query(anchors, list(request.labels), [], None)
-        found.candidates += _association_lane(store, context, rows, "graph_query", QUERY_LANE_CAP)
+        found.candidates += _association_lane(
+            store, context, rows, "graph_query", QUERY_LANE_CAP, live_only=False
+        )
         found.plans["query"] = lane_plan()
     if anchors:
         limit = min(
@@ -81,7 +83,9 @@ def gather(store: Store, context: Context, request: EvidenceRequest) -> Gathered
         )
         rows = context.graph.query(anchors, [], [], None)
         rows += context.graph.query([], [], anchors, None)
-        found.candidates += _association_lane(store, context, rows, "graph_activate", limit)
+        found.candidates += _association_lane(
+            store, context, rows, "graph_activate", limit, live_only=True
+        )
         found.plans["activate"] = lane_plan()
     else:
         found.plans["activate"] = lane_plan(NO_ANCHORS)
@@ -98,26 +102,41 @@ def gather(store: Store, context: Context, request: EvidenceRequest) -> Gathered
     return found
 
 
-def resolve_anchors(context: Context, request: EvidenceRequest) -> list[str]:
-    """Each origin's top lexical resolve candidate, in origin order, without repeats."""
-    if request.resolve_limit == 0:
-        return []
+def resolve_anchors(store: Store, context: Context, request: EvidenceRequest) -> list[str]:
+    """Each origin's top lexical resolve candidate, in origin order, without repeats.
+
+    Every origin's resolve is a served resolve: it counts one read (empty when it found
+    nothing), as taguru's per-origin resolve does (server-wire §3.10).
+    """
     floor = request.dice_floor if request.dice_floor is not None else context.options.dice_floor
     floor = DEFAULT_DICE_FLOOR if floor is None else min(max(floor, 0.0), 1.0)
     anchors: list[str] = []
     for cue in request.origins:
-        top = context.graph.concepts.index.resolve(cue, 1, floor)
+        index = context.graph.concepts.index
+        top = [] if request.resolve_limit == 0 else index.resolve(cue, 1, floor)
+        store.note_read(context, empty=not top)
         if top and top[0].name not in anchors:
             anchors.append(top[0].name)
     return anchors
 
 
 def _association_lane(
-    store: Store, context: Context, rows: list[MatchRow], lane: str, limit: int
+    store: Store,
+    context: Context,
+    rows: list[MatchRow],
+    lane: str,
+    limit: int,
+    *,
+    live_only: bool,
 ) -> list[Candidate]:
-    live = {row.triple: row for row in rows if row.count > 0}
-    ordered = sorted(live.values(), key=lambda r: (-abs(r.weight), *r.triple))[:limit]
-    store.note_read(context, empty=not ordered)
+    """The lane's candidates ranked as ``/query`` ranks matches, cut to ``limit``.
+
+    The query lane is ``/query``'s match set, dead edges included (until compaction); the
+    activate lane walks live edges only. The read is empty when nothing matched at all.
+    """
+    matched = {row.triple: row for row in rows if row.count > 0 or not live_only}
+    ordered = sorted(matched.values(), key=lambda r: (-abs(r.weight), *r.triple))[:limit]
+    store.note_read(context, empty=not matched)
     return [
         association_candidate(Store.association_out(context, row), lane, rank)
         for rank, row in enumerate(ordered, start=1)

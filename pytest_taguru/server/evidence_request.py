@@ -14,6 +14,7 @@ list caps answer 400 ``over_limit``: ``origins`` first, then ``labels``.
 
 Deviation, documented: the whole body is parsed before the shape is checked, so a syntax error
 that comes after a shape error answers 400 where taguru's streaming parser would answer 422.
+A number past the f64 range is such a syntax error for serde (400, never 422).
 """
 
 import json
@@ -25,7 +26,7 @@ from typing import Any
 from pytest_taguru.budget import Limits
 from pytest_taguru.jsonfmt import format_plain
 from pytest_taguru.server.errors import ApiError, list_over_limit
-from pytest_taguru.server.requests import JSON_DATA_PREFIX
+from pytest_taguru.server.requests import JSON_DATA_PREFIX, JSON_SYNTAX_PREFIX
 
 MAX_CUES = 1000
 U64_MAX = 2**64 - 1
@@ -83,11 +84,21 @@ class _Member:
 class _ShapeError(Exception):
     """A serde-style shape problem: ``detail`` at text offset ``end``."""
 
+    prefix = JSON_DATA_PREFIX
+    status = 422
+
     def __init__(self, path: str, detail: str, end: int) -> None:
         super().__init__(detail)
         self.path = path
         self.detail = detail
         self.end = end
+
+
+class _OutOfRange(_ShapeError):
+    """A number past the f64 range: serde's parser refuses it as a syntax error (400)."""
+
+    prefix = JSON_SYNTAX_PREFIX
+    status = 400
 
 
 def unexpected(value: Any) -> str:
@@ -155,7 +166,7 @@ def _number(expected: str) -> Callable[[str, _Member], float | None]:
                 return float(value)
             except OverflowError:
                 # serde_json cannot hold an integer beyond the f64 range either.
-                raise _ShapeError(path, "number out of range", member.value_end) from None
+                raise _OutOfRange(path, "number out of range", member.value_end) from None
         raise _ShapeError(
             path, f"invalid type: {unexpected(value)}, expected {expected}", member.value_end
         )
@@ -272,8 +283,8 @@ def decode_evidence_request(text: str) -> EvidenceRequest:
         prefix = f"{problem.path}: " if problem.path else ""
         raise ApiError(
             "malformed_request",
-            f"{JSON_DATA_PREFIX}{prefix}{problem.detail} at line {line} column {column}",
-            status=422,
+            f"{problem.prefix}{prefix}{problem.detail} at line {line} column {column}",
+            status=problem.status,
         ) from problem
     for name, cues in (("origins", request.origins), ("labels", request.labels)):
         if len(cues) > MAX_CUES:

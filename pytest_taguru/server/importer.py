@@ -8,7 +8,6 @@ source, then passage, associations and aliases. A refusal after k landed batches
 """
 
 import copy
-import json
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,13 +25,15 @@ from pytest_taguru.server.import_lines import (
     SectionLine,
     line_model,
 )
+from pytest_taguru.server.options import ContextOptions, clamp_unit, semantic_floor_f32
 from pytest_taguru.server.passages import (
     Locator,
     MarkerCounts,
     PassageSubmission,
     build_passage,
 )
-from pytest_taguru.server.store import AssocOp, Context, ContextOptions, Store
+from pytest_taguru.server.requests import loads_strict
+from pytest_taguru.server.store import AssocOp, Context, Store
 from pytest_taguru.text import trim
 
 MAX_LINE_BYTES = 16 * 1024 * 1024
@@ -80,21 +81,25 @@ def _describe(exc: ValidationError) -> str:
 
 
 def parse_import(raw: bytes) -> list[ImportBatch]:
-    """Split a stream into batches, refusing it whole at the first bad line."""
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise _refuse(f"the import stream is not valid UTF-8: {exc}") from exc
-    text = text.removeprefix(BOM)
+    """Split a stream into batches, refusing it whole at the first bad line.
+
+    Lines are read in order, each decoded (UTF-8) and checked on its own, so the first bad
+    line of the stream is the one reported, as taguru's streaming parser does; a repeated
+    (context, source) header is refused at its own line.
+    """
     batches: list[ImportBatch] = []
-    for number, line in enumerate(text.split("\n"), start=1):
-        content = trim(line)
+    owners: set[tuple[str, str]] = set()
+    for number, raw_line in enumerate(raw.removeprefix(BOM.encode()).split(b"\n"), start=1):
+        try:
+            content = trim(raw_line.decode("utf-8"))
+        except UnicodeDecodeError as exc:
+            raise _refuse(f"line {number}: not UTF-8: {exc}") from exc
         if not content:
             continue
         if len(content.encode()) > MAX_LINE_BYTES:
             raise _refuse(f"line {number}: the line is over the 16 MiB cap")
         try:
-            record = json.loads(content)
+            record = loads_strict(content)
         except ValueError as exc:
             raise _refuse(f"line {number}: not JSON: {exc}") from exc
         model = line_model(record) if isinstance(record, dict) else None
@@ -109,6 +114,13 @@ def parse_import(raw: bytes) -> list[ImportBatch]:
             raise _refuse(f"line {number}: {_describe(exc)}") from exc
         if isinstance(parsed, HeaderLine):
             _close(batches)
+            if (parsed.context, parsed.source) in owners:
+                raise _refuse(
+                    f"line {number}: source '{parsed.source}' in context '{parsed.context}' is "
+                    "already stated by an earlier batch of this stream — one batch owns one "
+                    "source's truth"
+                )
+            owners.add((parsed.context, parsed.source))
             batches.append(ImportBatch(parsed, number))
         elif not batches:
             raise _refuse(f"line {number}: an operation line before any batch header")
@@ -117,15 +129,6 @@ def parse_import(raw: bytes) -> list[ImportBatch]:
     if not batches:
         raise _refuse("empty file: the stream holds no batch header and no record line")
     _close(batches)
-    seen: set[tuple[str, str]] = set()
-    for batch in batches:
-        key = (batch.context, batch.source)
-        if key in seen:
-            raise _refuse(
-                f"line {batch.line}: batch for context '{batch.context}', source "
-                f"'{batch.source}' appears twice in one stream"
-            )
-        seen.add(key)
     return batches
 
 
@@ -191,15 +194,29 @@ def apply_import(store: Store, batches: list[ImportBatch], dry_run: bool = False
 
 
 def _located(error: ApiError, batches: list[ImportBatch], index: int, dry_run: bool) -> ApiError:
-    """Prefix a multi-batch refusal and state what landed (§2.14)."""
+    """Prefix a multi-batch refusal and state what landed (§2.14); a dry run words it as a
+    preview and never lands anything."""
     landed = 0 if dry_run else index
     if len(batches) > 1:
         batch = batches[index]
+        verb, clause, next_step = (
+            (
+                "would be refused",
+                "previewed clean (dry_run=true; nothing is written)",
+                "fixing the stream and re-running the preview is exact",
+            )
+            if dry_run
+            else (
+                "refused",
+                "landed durably",
+                "fixing the stream and re-POSTing it whole is exact (each batch replaces its "
+                "own source)",
+            )
+        )
         error.message = (
             f"batch {index + 1} of {len(batches)} (context '{batch.context}', source "
-            f"'{batch.source}') refused — the {landed} batch(es) before it landed durably; "
-            "fixing the stream and re-POSTing it whole is exact (each batch replaces its own "
-            f"source): {error.message}"
+            f"'{batch.source}') {verb} — the {index} batch(es) before it {clause}; "
+            f"{next_step}: {error.message}"
         )
     error.extras["integrity"] = "durable_prefix" if landed else "nothing_written"
     if landed:
@@ -234,8 +251,8 @@ def _apply_batch(store: Store, batch: ImportBatch, index: int) -> dict[str, Any]
             ContextOptions(
                 spec.description,
                 spec.pinned,
-                None if spec.dice_floor is None else min(max(spec.dice_floor, 0.0), 1.0),
-                None if spec.semantic_floor is None else min(max(spec.semantic_floor, 0.0), 1.0),
+                clamp_unit(spec.dice_floor),
+                semantic_floor_f32(spec.semantic_floor),
             ),
         )
         context = store.contexts[batch.context]

@@ -87,7 +87,10 @@ class StoredPassage:
     counts: MarkerCounts = field(default_factory=MarkerCounts)
 
     def section_of(self, paragraph: int) -> str | None:
-        """Label of the marker with the greatest start ≤ ``paragraph``, else None."""
+        """Label of the marker with the greatest start ≤ ``paragraph``; None before the first
+        marker and for a paragraph past the text (an attribution recorded before the passage)."""
+        if paragraph >= len(self.paragraphs):
+            return None
         position = bisect_right(self.section_starts, paragraph)
         return self.section_labels[position - 1] if position else None
 

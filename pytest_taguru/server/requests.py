@@ -7,6 +7,7 @@ object. Integers must be JSON integers (strict mode refuses ``1.0`` and booleans
 """
 
 import json
+import math
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
@@ -19,6 +20,7 @@ JSON_SYNTAX_PREFIX = "Failed to parse the request body as JSON: "
 JSON_DATA_PREFIX = "Failed to deserialize the JSON body into the target type: "
 
 Names = str | list[str]
+_F64_DIGITS = 308  # an integer literal of more digits may lie past the largest f64
 
 
 class RequestBody(BaseModel):
@@ -32,6 +34,15 @@ class CreateContextBody(RequestBody):
 
     description: str = ""
     pinned: bool = False
+    dice_floor: float | None = None
+    semantic_floor: float | None = None
+
+
+class UpdateContextBody(RequestBody):
+    """``PATCH /contexts/{name}``: an omitted or ``null`` field means "unchanged"."""
+
+    description: str | None = None
+    pinned: bool | None = None
     dice_floor: float | None = None
     semantic_floor: float | None = None
 
@@ -127,10 +138,32 @@ def _refuse_constant(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON")
 
 
+def _finite_float(text: str) -> float:
+    """A JSON number with a fraction or exponent; past the f64 range serde refuses it."""
+    value = float(text)
+    if math.isinf(value):
+        raise ValueError("number out of range")
+    return value
+
+
+def _bounded_int(text: str) -> int:
+    """A JSON integer; one past the f64 range (serde's fallback for big integers) is refused."""
+    if len(text) > _F64_DIGITS and math.isinf(float(text)):
+        raise ValueError("number out of range")
+    return int(text)
+
+
+def loads_strict(text: str) -> Any:
+    """JSON as serde reads it: no NaN/Infinity, no number past the f64 range (ValueError)."""
+    return json.loads(
+        text, parse_constant=_refuse_constant, parse_float=_finite_float, parse_int=_bounded_int
+    )
+
+
 def parse_json(raw: bytes) -> Any:
-    """Strict JSON (no NaN/Infinity); a syntax error is 400 ``malformed_request``."""
+    """A body by :func:`loads_strict`; a syntax error is 400 ``malformed_request``."""
     try:
-        return json.loads(raw.decode("utf-8"), parse_constant=_refuse_constant)
+        return loads_strict(raw.decode("utf-8"))
     except (UnicodeDecodeError, ValueError) as exc:
         raise ApiError("malformed_request", JSON_SYNTAX_PREFIX + str(exc), status=400) from exc
 

@@ -6,11 +6,11 @@ no-provider reason. Hits are the BM25 lane list cut to ``limit``, each with
 ``lanes.bm25 = {rank, score}``; ``plan.filter`` appears only when a filter was given.
 """
 
-import struct
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from pytest_taguru.jsonfmt import Float32
 from pytest_taguru.server.passages import StoredPassage
 from pytest_taguru.server.store import Context
 from pytest_taguru.server.text import query_terms
@@ -29,20 +29,6 @@ from pytest_taguru.wire import (
 REASON_LIMIT_ZERO = "the requested limit is 0"
 REASON_NO_TERMS = "the query yields no searchable terms"
 REASON_NO_PROVIDER = "no embedding provider is configured"
-
-
-def wire_f32(value: float) -> float:
-    """The float whose shortest decimal is the shortest float32 decimal of ``value``.
-
-    taguru prints 32-bit scores as the shortest decimal that round-trips as float32
-    (``0.28768212``); JSON-encoding the widened double would print 17 digits instead.
-    """
-    packed = struct.pack("<f", value)
-    for digits in range(1, 10):
-        text = f"{value:.{digits}g}"
-        if struct.pack("<f", float(text)) == packed:
-            return float(text)
-    return value
 
 
 @dataclass(frozen=True)
@@ -88,9 +74,9 @@ def search(context: Context, query: str, limit: int, spec: SourceFilterSpec) -> 
         SearchHit(
             source=hit.source,
             paragraph=hit.paragraph,
-            score=wire_f32(hit.score),
+            score=hit.score,
             text=context.passages[hit.source].paragraphs[hit.paragraph],
-            lanes=HitLanes(bm25=LaneRank(rank=hit.rank, score=wire_f32(hit.score))),
+            lanes=HitLanes(bm25=LaneRank(rank=hit.rank, score=hit.score)),
         )
         for hit in context.bm25.search(query, limit, eligible)[:limit]
     ]
@@ -107,4 +93,10 @@ def _result(
     name: str, lanes: PlanLanes, source_filter: SourceFilter | None, hits: Sequence[SearchHit]
 ) -> dict[str, Any]:
     plan = SearchPlan(contexts=[ContextPlan(context=name, lanes=lanes, filter=source_filter)])
-    return SearchResult(plan=plan, hits=list(hits)).model_dump(exclude_none=True)
+    result = SearchResult(plan=plan, hits=list(hits)).model_dump(exclude_none=True)
+    # Scores are 32-bit on the server and print as the shortest float32 decimal (§1.3).
+    for hit in result["hits"]:
+        hit["score"] = Float32(hit["score"])
+        for lane in hit["lanes"].values():
+            lane["score"] = Float32(lane["score"])
+    return result

@@ -11,12 +11,17 @@ import time
 from bisect import bisect_right
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from pytest_taguru.server.bm25 import Bm25Index
-from pytest_taguru.server.errors import ApiError, no_context
+from pytest_taguru.server.errors import ApiError, check_size, no_context
 from pytest_taguru.server.graph import Graph, MatchRow, Namespace, QueryCursor
+from pytest_taguru.server.options import (
+    MAX_CONTEXT_NAME_BYTES,
+    MAX_DESCRIPTION_BYTES,
+    ContextOptions,
+)
 from pytest_taguru.server.passages import (
     MarkerCounts,
     PassageSubmission,
@@ -35,20 +40,8 @@ from pytest_taguru.wire import (
     ResolveCandidate,
 )
 
-MAX_CONTEXT_NAME_BYTES = 64
-MAX_DESCRIPTION_BYTES = 4096
 DEFAULT_DICE_FLOOR = 0.3
 GLOSSED_CANDIDATES = 8
-
-
-@dataclass(frozen=True)
-class ContextOptions:
-    """The create fields of ``PUT /contexts/{name}`` (floors already clamped to [0, 1])."""
-
-    description: str = ""
-    pinned: bool = False
-    dice_floor: float | None = None
-    semantic_floor: float | None = None
 
 
 @dataclass(frozen=True)
@@ -173,22 +166,31 @@ class Store:
 
     def create(self, name: str, options: ContextOptions) -> None:
         """``PUT /contexts/{name}``: caps, then the empty name, then existence (§2.3)."""
-        for what, value, cap in (
-            ("the context name", name, MAX_CONTEXT_NAME_BYTES),
-            ("the description", options.description, MAX_DESCRIPTION_BYTES),
-        ):
-            size = len(value.encode())
-            if size > cap:
-                raise ApiError(
-                    "invalid_argument",
-                    f"{what} is {size} bytes, over the {cap}-byte cap; nothing was applied",
-                )
+        check_size("the context name", name, MAX_CONTEXT_NAME_BYTES)
+        check_size("the description", options.description, MAX_DESCRIPTION_BYTES)
         if not name:
             raise ApiError("invalid_argument", "the context name must not be empty")
         with self.lock:
             if name in self.contexts:
                 raise ApiError("already_exists", f"context '{name}' already exists")
             self.contexts[name] = Context(name, options)
+
+    def update(self, name: str, changes: ContextOptions, given: frozenset[str]) -> dict[str, Any]:
+        """``PATCH /contexts/{name}``: set the ``given`` fields; ``revision.config`` += 1 only
+        when something actually changed. Not a write in usage (§2.3, §3.10)."""
+        with self.reading(name) as context:
+            updated = replace(context.options, **{key: getattr(changes, key) for key in given})
+            if updated != context.options:
+                context.options = updated
+                context.counters.config += 1
+            return updated.as_json()
+
+    def delete(self, name: str) -> bool:
+        """``DELETE /contexts/{name}``: forget the context; a recreate starts from zero."""
+        with self.lock:
+            self.context(name)
+            del self.contexts[name]
+            return True
 
     def entry(self, name: str) -> dict[str, Any]:
         with self.reading(name) as context:
@@ -197,7 +199,7 @@ class Store:
     @staticmethod
     def _entry(context: Context) -> dict[str, Any]:
         c = context.counters
-        return ContextEntry.model_validate(
+        entry = ContextEntry.model_validate(
             {
                 "name": context.name,
                 "description": context.options.description,
@@ -217,6 +219,8 @@ class Store:
                 "schema_mode": None,
             }
         ).model_dump()
+        entry["semantic_floor"] = context.options.semantic_floor
+        return entry
 
     def list_contexts(self, limit: int, after: str | None, pinned: bool | None) -> dict[str, Any]:
         with self.lock:
@@ -473,8 +477,11 @@ class Store:
             rows.sort(key=_rank_key)
             total = len(rows)
             if after is not None:
-                cursor = (-abs(after.weight), after.subject, after.label, after.object)
-                rows = [r for r in rows if _rank_key(r) > cursor]
+                # The cursor names its edge by identity: that edge is dropped whatever its
+                # weight reads now, the rest by rank (taguru's page_by).
+                seat = (after.subject, after.label, after.object)
+                cursor = (-abs(after.weight), *seat)
+                rows = [r for r in rows if r.triple != seat and _rank_key(r) > cursor]
             matches = [self.association_out(context, r) for r in rows[:limit]]
             self.note_read(context, empty=total == 0)
             return QueryResult(

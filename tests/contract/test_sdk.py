@@ -122,3 +122,19 @@ def test_wrong_token_is_refused(sdk_server: ReferenceServer) -> None:
     ):
         client.contexts.get("sake")
     assert (refused.value.status, refused.value.code) == (401, "unauthorized")
+
+
+def test_context_lifecycle_with_an_escaped_name(sdk_server: ReferenceServer) -> None:
+    """A name with `/`, `%` and non-ASCII travels as one percent-encoded segment (§1.1)."""
+    sdk_server.store.clear()
+    name = "酒/蔵 50%"
+    with Taguru(sdk_server.url, api_key=TOKEN, retries=0) as client:
+        assert client.contexts.create(name, semantic_floor=0.123456789)
+        assert client.contexts.get(name).name == name
+        meta = client.contexts.update(name, description="d", dice_floor=2.0)
+        assert (meta.description, meta.dice_floor) == ("d", 1.0)
+        assert client.contexts.get(name).revision.config == 1
+        assert client.contexts.delete(name)
+        assert not client.contexts.exists(name)
+        with pytest.raises(NotFoundError):
+            client.contexts.get(name)

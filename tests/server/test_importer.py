@@ -64,7 +64,7 @@ def refused(raw: bytes) -> str:
         ([HEADER, {"passage": "p", "tags": ["t"] * 33}], "line 2: tags"),
         ([HEADER, {"paragraph": 0, "section": "s"}], "without a passage line"),
         ([HEADER, {**EDGE, "paragraph": 0}], "association with a paragraph but no passage line"),
-        ([HEADER, EDGE, HEADER], "appears twice in one stream"),
+        ([HEADER, EDGE, HEADER], "is already stated by an earlier batch of this stream"),
         (["", "  "], "empty file"),
         ([{"taguru_schema": 1}], "taguru_schema"),
     ],

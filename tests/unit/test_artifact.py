@@ -23,7 +23,7 @@ from pytest_taguru.artifact import (
     to_jsonable,
     write_atomic,
 )
-from pytest_taguru.wire import HitLanes, LaneRank
+from pytest_taguru.wire import ContextPlan, HitLanes, LanePlan, LaneRank, PlanLanes
 
 GOLDEN = Path(__file__).parent.parent / "golden" / "spec_7_8_evaluation.json"
 
@@ -67,6 +67,28 @@ def test_scores_are_written_as_f32_text() -> None:
     text = render(Evaluation(taguru_evaluation=1, cases=[block]))
     assert '"score": 0.28768212' in text
     assert "0.2876821" + "1" not in text.replace("0.28768212", "")
+
+
+def test_a_null_score_of_a_non_finite_f32_reads_back_and_is_written_again() -> None:
+    # taguru writes a 32-bit score that overflowed to infinity as null (§7.1); reading such an
+    # artifact (e.g. for the offline gate) must not fail, and writing it keeps the nulls.
+    hit = HitLocator(
+        source="a",
+        paragraph=0,
+        score=float("inf"),
+        lanes=HitLanes(bm25=LaneRank(rank=1, score=float("-inf"))),
+    )
+    plan = ContextPlan(
+        context="c",
+        lanes=PlanLanes(bm25=LanePlan(ran=True), vector=LanePlan(ran=True, floor=float("inf"))),
+    )
+    passage = PassageSearched(plan=plan, hits=[hit], latency_ms=1)
+    block = CaseBlock(case_id="c", query="q", passage=passage)
+    text = render(Evaluation(taguru_evaluation=1, cases=[block]))
+    assert text.count('"score": null') == 2
+    assert text.count('"floor": null') == 1
+
+    assert render(parse_evaluation(text)) == text
 
 
 def test_metric_shape_comes_from_definitions_not_from_keys() -> None:
@@ -139,3 +161,9 @@ def test_atomic_write_gives_the_file_an_ordinary_mode(tmp_path: Path) -> None:
         os.umask(mask)
     assert (tmp_path / "evaluation.json").stat().st_mode & 0o777 == 0o644
     assert (tmp_path / "evaluation.json").read_bytes() == b"{}"
+
+
+def test_a_corpus_without_a_stability_verdict_reads_as_unstable() -> None:
+    # thresholds-and-compare B.2: a missing corpus.stable is false, never assumed stable.
+    assert parse_evaluation('{"taguru_evaluation": 1}').corpus.stable is False
+    assert parse_evaluation('{"taguru_evaluation": 1, "corpus": {}}').corpus.stable is False

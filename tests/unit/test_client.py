@@ -308,6 +308,14 @@ def test_200_without_envelope() -> None:
     assert failure.status == 200
 
 
+def test_200_with_a_lone_surrogate_escape_is_not_json() -> None:
+    # serde_json refuses the escape, so taguru's client reads this body as no envelope at all.
+    failure = failure_of(httpx.Response(200, text='{"result": ["\\ud800"]}'))
+    assert failure.message == (
+        'http://h/contexts/c: not a taguru response: {"result": ["\\ud800"]}'
+    )
+
+
 def test_200_with_non_json_body() -> None:
     failure = failure_of(httpx.Response(200, text="hello"))
     assert failure.message == "http://h/contexts/c: not a taguru response: hello"

@@ -332,7 +332,7 @@ def test_budgets_are_compared_as_a_triple_and_null_means_absent() -> None:
         ),
         (
             '{"taguru_evaluation":1,"cases":[{"citations":{"recall":null}}]}',
-            "malformed evaluation.json: invalid type: null, expected struct ScoreView",
+            "malformed evaluation.json: invalid type: null, expected struct CitationScoreView",
         ),
         (
             '{"taguru_evaluation":1,"corpus":{"stable":1}}',
@@ -348,11 +348,11 @@ def test_budgets_are_compared_as_a_triple_and_null_means_absent() -> None:
         ),
         (
             '{"taguru_evaluation":1,"cases":[{"diversity_sources":NaN}]}',
-            "malformed evaluation.json: expected value (NaN is not JSON)",
+            "malformed evaluation.json: expected value at line 1 column 54",
         ),
         (
             '{"taguru_evaluation":1,"cases":[{"diversity_sources":1e400}]}',
-            "malformed evaluation.json: number out of range",
+            "malformed evaluation.json: number out of range at line 1 column 58",
         ),
         (
             '\ufeff{"taguru_evaluation":1}',
@@ -362,7 +362,7 @@ def test_budgets_are_compared_as_a_triple_and_null_means_absent() -> None:
             '{"taguru_evaluation":1} x',
             "malformed evaluation.json: trailing characters at line 1 column 25",
         ),
-        ("", "malformed evaluation.json: expected value at line 1 column 1"),
+        ("", "malformed evaluation.json: EOF while parsing a value at line 1 column 0"),
         (
             '{"taguru_evaluation":1,"cases":[{"case_id":"\\ud800"}]}',
             "malformed evaluation.json: lone leading surrogate in hex escape",
@@ -483,3 +483,79 @@ def test_a_run_compared_with_itself_has_nothing_improved_or_regressed(doc: dict[
     assert report.counts.unchanged == report.counts.cases_base == report.counts.cases_head
     assert all(diff.delta in (0.0, None) for diff in report.metrics)
     assert not any("only one side" in warning for warning in report.warnings)
+
+
+# --- review: metric values are decoded from a parsed JSON value (serde_json::from_value) ------
+
+
+def _head_metric(statistic: str, raw_json: str) -> ChangeReport:
+    """BASE without metrics, HEAD with one metric ``m`` whose value is ``raw_json`` verbatim."""
+    base = _run(_with_metrics({"m": {"statistic": statistic}}, {}), "base.json")
+    head_doc = json.dumps(_with_metrics({"m": {"statistic": statistic}}, {"m": "@"}))
+    return compare(base, read_run(head_doc.replace('"@"', raw_json), "head.json"))
+
+
+def test_a_repeated_key_inside_a_metric_value_keeps_the_last_one() -> None:
+    # The reference reads `metrics` values into a serde_json Value first (duplicates: last one
+    # wins) and decodes the shape from that Value, so a repeat is never "duplicate field".
+    report = _head_metric("distribution", '{"n":1,"mean":0.25,"n":2,"mean":0.5}')
+    assert report.warnings == ()
+    assert [(d.metric, d.head) for d in report.metrics] == [("m", 0.5)]
+
+
+def test_a_too_long_positional_metric_value_is_an_invalid_length() -> None:
+    report = _head_metric("ratio", "[0.5,2,1,9]")
+    assert report.warnings == (
+        "HEAD: metric 'm': invalid length 4, expected fewer elements in array",
+    )
+    assert _head_metric("ratio", "[0.5,2]").metrics[0].head == 0.5
+
+
+@pytest.mark.parametrize(
+    ("statistic", "raw_json", "problem"),
+    [
+        # A Value's map is ordered by key bytes: `max` is looked at before `n`,
+        ("distribution", '{"n":1.5,"max":"x"}', 'invalid type: string "x", expected f64'),
+        # and `n` before `value`.
+        ("ratio", '{"value":"x","n":-1}', "invalid value: integer `-1`, expected u64"),
+    ],
+)
+def test_the_first_bad_field_of_a_metric_value_is_the_first_in_key_byte_order(
+    statistic: str, raw_json: str, problem: str
+) -> None:
+    assert _head_metric(statistic, raw_json).warnings == (f"HEAD: metric 'm': {problem}",)
+
+
+@pytest.mark.parametrize("raw_json", ['{"mean":"\\ud800"}', '{"future":["\\udc00"]}'])
+def test_a_lone_surrogate_anywhere_in_a_metric_value_is_malformed(raw_json: str) -> None:
+    # Every string of a Value is read, so serde refuses the whole document.
+    head = json.dumps(_with_metrics({"m": {"statistic": "ratio"}}, {"m": "@"}))
+    with pytest.raises(RunReadError, match=r"lone leading surrogate in hex escape$"):
+        read_run(head.replace('"@"', raw_json), "head.json")
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        ('{"cases":[{"citations":{"recall":null}}]}', "expected struct CitationScoreView"),
+        ('{"cases":[{"coverage":{"labels":7}}]}', "expected struct CoverageCountsView"),
+        ('{"corpus":{"revision_after":null}}', "expected struct ContextRevision"),
+        ('{"thresholds":7}', "expected struct ThresholdIdentityView"),
+        ('{"inputs":{"budget":"x"}}', "expected struct BudgetLimits"),
+        ("7", "expected struct EvaluationView"),
+    ],
+)
+def test_type_errors_name_the_references_structs(text: str, reason: str) -> None:
+    with pytest.raises(RunReadError) as caught:
+        read_run(text, "in.json")
+    assert str(caught.value).endswith(reason)
+
+
+def test_a_short_positional_budget_is_an_invalid_length() -> None:
+    # BudgetLimits has no defaults: a short array is serde's invalid length, not a missing field.
+    with pytest.raises(RunReadError) as caught:
+        read_run('{"taguru_evaluation":1,"inputs":{"budget":[1,2]}}', "in.json")
+    assert str(caught.value) == (
+        "in.json: malformed evaluation.json: "
+        "invalid length 2, expected struct BudgetLimits with 3 elements"
+    )

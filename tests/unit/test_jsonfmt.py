@@ -128,6 +128,20 @@ def test_loads_serde_refuses_nan() -> None:
         loads_serde('{"a": NaN}')
 
 
+@pytest.mark.parametrize(
+    "text", ['"\\ud800"', '{"a": "x\\udfff"}', '{"\\udc00": 1}', '["\\ude00\\ud83d"]']
+)
+def test_loads_serde_refuses_a_lone_surrogate_escape(text: str) -> None:
+    # serde_json refuses an unpaired \uD800-\uDFFF escape; Python's json would yield a str
+    # that can never be written as UTF-8 (the artifact write would crash).
+    with pytest.raises(ValueError, match="surrogate"):
+        loads_serde(text)
+
+
+def test_loads_serde_joins_a_surrogate_pair() -> None:
+    assert loads_serde('["\\ud83d\\ude00", "\\u00e9"]') == ["\U0001f600", "é"]
+
+
 def test_pretty_matches_python_layout_and_f32_text() -> None:
     data = {"a": [1, Float32(to_f32(0.1)), {}], "b": {"c": "青\n\x01"}, "d": [], "e": None}
     text = dumps_pretty(data)

@@ -34,14 +34,15 @@ def test_spec_example_stdout() -> None:
 
 def test_unstable_corpus_and_partial_run_warnings_come_before_the_wrote_line() -> None:
     evaluation = golden()
+    partial = "1 of 3 dataset case(s) did not run"
     unstable = evaluation.model_copy(
         update={
             "corpus": evaluation.corpus.model_copy(update={"stable": False}),
-            "warnings": ["1 of 3 dataset case(s) did not run"],
+            "warnings": [partial],
         }
     )
 
-    lines = summary_lines(unstable, run_summary(unstable.cases))
+    lines = summary_lines(unstable, run_summary(unstable.cases), partial_run_warning=partial)
 
     assert lines[-3:] == [
         "  WARNING: the context's revision changed during this run — a write landed mid-run "
@@ -49,6 +50,22 @@ def test_unstable_corpus_and_partial_run_warnings_come_before_the_wrote_line() -
         "  WARNING: 1 of 3 dataset case(s) did not run",
         "  wrote evaluation.json",
     ]
+
+
+def test_assembly_filter_warnings_stay_out_of_the_summary() -> None:
+    # §8.2 lists every stdout line; the --assembly filter warnings go to stderr at start-up
+    # and into the artifact's warnings array only (assembly.md §1.10).
+    evaluation = golden()
+    warned = evaluation.model_copy(
+        update={
+            "warnings": [
+                "case 'c1': options.tags/since/until are not applied under --assembly "
+                "(POST /contexts/{name}/evidence has no such request fields)"
+            ]
+        }
+    )
+
+    assert summary_lines(warned, run_summary(warned.cases)) == SPEC_8_2_STDOUT.splitlines()
 
 
 def empty_summary() -> RunSummary:

@@ -32,8 +32,10 @@ from pytest_taguru.artifact import (
     SectionMismatched,
     SectionNotChecked,
     Structural,
+    to_jsonable,
 )
 from pytest_taguru.dataset import CaseOptions, EvalCase, ExpectedCitation, ExpectedSource
+from pytest_taguru.jsonfmt import dumps_pretty
 from pytest_taguru.scoring import (
     LaneResults,
     build_case_block,
@@ -213,6 +215,18 @@ def test_relevance_zero_entries_do_not_count() -> None:
 def test_no_hits_scores_zero() -> None:
     recall = score_recall([], [expect("a")])
     assert recall == Recall(recall_at_k=0.0, mrr=0.0, ndcg=0.0, expected_total=1, matched=0)
+
+
+@pytest.mark.parametrize("example", ["E", "no hits"])
+def test_an_unmatched_ndcg_is_negative_zero_as_rust_sums_it(example: str) -> None:
+    # taguru sums DCG with Iterator::sum, whose float identity is -0.0 (Rust ≥ 1.83): with no
+    # expectation matched, DCG is -0.0 and so is nDCG, written "-0.0" in evaluation.json.
+    expected, found = WORKED["E"] if example == "E" else ([expect("a")], [])
+    recall = score_recall(found, expected)
+    assert recall is not None
+    assert recall.ndcg == 0.0 and math.copysign(1.0, recall.ndcg) == -1.0
+    assert math.copysign(1.0, recall.mrr) == math.copysign(1.0, recall.recall_at_k) == 1.0
+    assert '"ndcg": -0.0' in dumps_pretty(to_jsonable(recall))
 
 
 expectations = st.lists(

@@ -2,6 +2,7 @@
 
 import json
 import math
+import re
 from typing import Any
 
 import pytest
@@ -48,12 +49,34 @@ def test_minus_zero_integer_is_negative_zero_float() -> None:
 
 def test_numbers_are_read_with_serdes_parser() -> None:
     assert load_json("0.09090909090909091") == 0.09090909090909093  # B-4
-    assert refusal("1e400") == "number out of range"
+    assert refusal("1e400") == "number out of range at line 1 column 5"
 
 
-@pytest.mark.parametrize("constant", ["NaN", "Infinity", "-Infinity"])
-def test_non_json_constants_are_refused(constant: str) -> None:
-    assert refusal(f'{{"a":{constant}}}') == f"expected value ({constant} is not JSON)"
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        # serde reports an overflow after reading the whole number: at its last character.
+        ('{"a":[1, 2e400]}', "number out of range at line 1 column 14"),
+        ('{"1e999":"2e999",\n"b":-' + "9" * 400 + "}", "number out of range at line 2 column 405"),
+        ("[1.5e308, 1e309]", "number out of range at line 1 column 15"),
+    ],
+)
+def test_an_overflowing_number_is_placed_as_serde_places_it(text: str, message: str) -> None:
+    assert refusal(text) == message
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ('{"a":NaN}', "expected value at line 1 column 6"),
+        ('{"a":Infinity}', "expected value at line 1 column 6"),
+        # serde reads `-` as a number's sign, and `I` is not a digit.
+        ('{"a":-Infinity}', "invalid number at line 1 column 7"),
+        ('{"NaN":"-Infinity",\n "b": [1, NaN]}', "expected value at line 2 column 11"),
+    ],
+)
+def test_non_json_constants_are_refused_where_they_stand(text: str, message: str) -> None:
+    assert refusal(text) == message
 
 
 # --- syntax and nesting ----------------------------------------------------------------------
@@ -62,9 +85,38 @@ def test_non_json_constants_are_refused(constant: str) -> None:
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ("", "expected value at line 1 column 1"),
+        # serde_json's ErrorCode wording; the column counts bytes, and at the end of the
+        # input it is the length of the last line.
+        ("", "EOF while parsing a value at line 1 column 0"),
+        ("   ", "EOF while parsing a value at line 1 column 3"),
         ("\ufeff{}", "expected value at line 1 column 1"),
         ('{"a":1} x', "trailing characters at line 1 column 9"),
+        ('{"a":1}\n\n  x', "trailing characters at line 3 column 3"),
+        ('{"é":1} x', "trailing characters at line 1 column 10"),
+        ('{"a":1,}', "trailing comma at line 1 column 8"),
+        ("[1,]", "trailing comma at line 1 column 4"),
+        ("[1,\n]", "trailing comma at line 2 column 1"),
+        ('{"a":1', "EOF while parsing an object at line 1 column 6"),
+        ("{", "EOF while parsing an object at line 1 column 1"),
+        ('{"a"', "EOF while parsing an object at line 1 column 4"),
+        ("[1", "EOF while parsing a list at line 1 column 2"),
+        ("[", "EOF while parsing a list at line 1 column 1"),
+        ('{"a":', "EOF while parsing a value at line 1 column 5"),
+        ("[1,", "EOF while parsing a value at line 1 column 3"),
+        ('{"a":1,', "EOF while parsing a value at line 1 column 7"),
+        ('"abc', "EOF while parsing a string at line 1 column 4"),
+        ('{"a" 1}', "expected `:` at line 1 column 6"),
+        ('{"a":1 "b":2}', "expected `,` or `}` at line 1 column 8"),
+        ('{"a":[1 2]}', "expected `,` or `]` at line 1 column 9"),
+        ('[{"a":1} 2]', "expected `,` or `]` at line 1 column 10"),
+        ('{"]":1 2}', "expected `,` or `}` at line 1 column 8"),
+        ("{1:2}", "key must be a string at line 1 column 2"),
+        ('{"a":}', "expected value at line 1 column 6"),
+        (
+            '"a\x01"',
+            "control character (\\u0000-\\u001F) found while parsing a string at line 1 column 3",
+        ),
+        ('"\\x"', "invalid escape at line 1 column 3"),
     ],
 )
 def test_syntax_errors_use_serdes_words_and_a_position(text: str, message: str) -> None:
@@ -167,3 +219,31 @@ def test_a_described_string_is_quoted_without_raw_control_characters(text: str) 
     assert shown.startswith('string "')
     assert shown.endswith('"')
     assert not any(ord(ch) < 0x20 for ch in shown)
+
+
+_FLOATS = st.floats(allow_nan=False, allow_infinity=False)
+
+
+_FLOAT_DOCUMENTS = st.recursive(
+    _SCALARS | _FLOATS,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(_TEXT, inner, max_size=4),
+    max_leaves=12,
+)
+
+
+@given(_FLOAT_DOCUMENTS, st.data())
+def test_a_truncated_document_is_an_end_of_input_error_at_the_end(document: Any, data: Any) -> None:
+    # serde reads a truncated document up to its last byte: the error is always about the
+    # end of the input (an exponent with no digit is `invalid number`), at the last column.
+    text = json.dumps(document, ensure_ascii=False, indent=data.draw(st.sampled_from([None, 1])))
+    cut = data.draw(st.integers(0, len(text) - 1))
+    prefix = text[:cut]
+    try:
+        load_json(prefix)
+    except SerdeError as error:
+        last_line = prefix[prefix.rfind("\n") + 1 :]
+        where = f"at line {prefix.count(chr(10)) + 1} column {len(last_line.encode())}"
+        assert re.fullmatch(
+            r"(EOF while parsing (a value|a list|an object|a string)|invalid number) " + where,
+            str(error),
+        ), (prefix, str(error))

@@ -552,3 +552,50 @@ def test_validation_raises_only_the_usage_error(document: Any) -> None:
 def test_parser_refuses_with_its_own_error_only(document: dict[str, Any]) -> None:
     with contextlib.suppress(ThresholdsParseError):
         parse_thresholds(json.dumps(document).encode())
+
+
+# --- review: serde's wording and order of parse errors ----------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        # serde lists two expected fields as "`a` or `b`", not "one of".
+        (
+            "{" + STAMP + ',"aggregate":{"recall.mrr":{"mn":1}}}',
+            "unknown field `mn`, expected `min` or `max` at aggregate.recall.mrr",
+        ),
+        (
+            "{" + STAMP + ',"cases":{"defaults":{}}}',
+            "unknown field `defaults`, expected `default` or `overrides` at cases",
+        ),
+        # The reference's struct names.
+        ("null", "invalid type: null, expected struct ThresholdsFile at the top level"),
+        (
+            "{" + STAMP + ',"cases":7}',
+            "invalid type: integer `7`, expected struct CasesThresholds at cases",
+        ),
+        # A positional array too short for the one field without a default.
+        ("[]", "invalid length 0, expected struct ThresholdsFile with 4 elements at the top level"),
+    ],
+)
+def test_parse_errors_use_serdes_words(text: str, message: str) -> None:
+    assert refusal(text) == f"t.json: {message}"
+
+
+@pytest.mark.parametrize(
+    ("text", "first"),
+    [
+        ('{"taguru_evaluate_thresholds":true,"aggregates":{}}', "invalid type: boolean `true`"),
+        ('{"aggregates":{},"taguru_evaluate_thresholds":true}', "unknown field `aggregates`"),
+        (
+            '{"allow_unstable_corpus":1,"aggregate":{"recall.mrr":{"x":1}},'
+            '"taguru_evaluate_thresholds":1}',
+            "invalid type: integer `1`, expected a boolean",
+        ),
+        ('{"cases":{"default":7,"default":{}},"taguru_evaluate_thresholds":1}', "invalid type"),
+    ],
+)
+def test_the_first_problem_in_document_order_is_reported(text: str, first: str) -> None:
+    # serde reads a struct's keys in document order and stops at the first problem.
+    assert refusal(text).startswith(f"t.json: {first}")
