@@ -213,9 +213,10 @@ def pytest_args(run: RunArgs, rootdir: str) -> list[str]:
     return [*args, "--", run.eval]
 
 
-IN_PROCESS_ARGS = ["-W", "ignore::pytest.PytestAssertRewriteWarning"]
+IN_PROCESS_ARGS = ["-W", "ignore::pytest.PytestAssertRewriteWarning", "-p", "no:terminal"]
 """This process imported the plugin's package before pytest starts, so pytest would warn on
-every run that it cannot rewrite the plugin's asserts (it has none worth rewriting)."""
+every run that it cannot rewrite the plugin's asserts (it has none worth rewriting). Without
+pytest's terminal reporter the drop-in prints what ``taguru evaluate`` prints: the summary."""
 
 
 def run_evaluate(run: RunArgs) -> int:

@@ -7,6 +7,7 @@ a few lines handing the work to ``runner.CaseRunner`` or ``session.RunController
 """
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -105,16 +106,21 @@ class TaguruController:
 
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         session.exitstatus = self.controller.conclude(int(exitstatus))
+        if self.config.pluginmanager.get_plugin("terminalreporter") is None:
+            # -p no:terminal (the taguru-evaluate drop-in): the summary alone, on plain stdout.
+            self._print_outcome(print)
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        if self.controller.outcome is not None:
+            terminalreporter.section("taguru evaluate", sep="-")
+            self._print_outcome(terminalreporter.write_line)
+
+    def _print_outcome(self, write_line: Callable[[str], object]) -> None:
         outcome = self.controller.outcome
         if outcome is None:
             return
-        terminalreporter.section("taguru evaluate", sep="-")
-        for line in outcome.lines:
-            terminalreporter.write_line(line)
-        for annotation in outcome.annotations:
-            terminalreporter.write_line(annotation)
+        for line in [*outcome.lines, *outcome.annotations]:
+            write_line(line)
         notice = self.controller.closing_notice()
         if notice is not None:
             print(notice, file=sys.stderr)

@@ -98,6 +98,9 @@ def test_report_only_run_writes_the_default_artifact_and_exits_0(
     assert "  wrote evaluation.json" in result.stdout.splitlines()
     assert "this run is report-only" in result.stderr
     assert "PytestAssertRewriteWarning" not in result.stdout
+    # Like taguru evaluate: the summary alone, no pytest banner, progress or section rule.
+    assert result.stdout.splitlines()[0].startswith("taguru evaluate: http://127.0.0.1:")
+    assert "test session starts" not in result.stdout and "passed" not in result.stdout
 
 
 def test_the_drop_in_writes_what_the_documented_plugin_run_writes(
