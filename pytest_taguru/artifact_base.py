@@ -1,4 +1,5 @@
-"""The base of every ``evaluation.json`` model, shared by ``artifact`` and ``artifact_assembly``."""
+"""The base of every ``evaluation.json`` model, in ``artifact``, ``artifact_case`` and
+``artifact_assembly``."""
 
 from pydantic import BaseModel, ConfigDict
 

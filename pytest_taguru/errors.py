@@ -15,6 +15,9 @@ class TaguruError(Exception):
     def __init__(self, message: str) -> None:
         super().__init__(message)
         self.message = message
+        self.preceding: list[str] = []
+        """Complete stderr lines due before this error's own line: start-up warnings and
+        config-file notes produced before the failing step, so that an error loses nothing."""
 
 
 class UsageError(TaguruError):

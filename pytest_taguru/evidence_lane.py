@@ -334,10 +334,16 @@ class RunShape:
 
     def filter_warnings(self, cases: Sequence[EvalCase]) -> list[str]:
         """One §1.10 warning per case with tags, since or until, in case order (assembly only)."""
-        if not self.assembly:
-            return []
-        return [
-            FILTER_WARNING.format(case_id=case.case_id)
-            for case in cases
-            if case.options.tags or case.options.since is not None or case.options.until is not None
-        ]
+        return filter_warnings(self.assembly, cases)
+
+
+def filter_warnings(assembly: bool, cases: Sequence[EvalCase]) -> list[str]:
+    """One §1.10 warning per case declaring tags, since or until, in case order, when the run
+    uses ``--assembly`` (the evidence endpoint has no such request fields)."""
+    if not assembly:
+        return []
+    return [
+        FILTER_WARNING.format(case_id=case.case_id)
+        for case in cases
+        if case.options.tags or case.options.since is not None or case.options.until is not None
+    ]

@@ -250,8 +250,13 @@ def resolve_settings(
     env = environ if config is None else config.environ
     base_url: str | None = None
     if raw.serve_import is None:
-        base_url = raw.url.rstrip("/") if raw.url is not None else default_base_url(env)
-        check_base_url(base_url, raw.flag("url"))
+        try:
+            base_url = raw.url.rstrip("/") if raw.url is not None else default_base_url(env)
+            check_base_url(base_url, raw.flag("url"))
+        except UsageError as error:
+            # The file's notes are printed before the URL error, as taguru prints them.
+            error.preceding = [*error.preceding, *(() if config is None else config.notes)]
+            raise
     token = bearer_token(env)
 
     def positive(name: str, value: str | None) -> int | None:

@@ -41,7 +41,8 @@ def pytest_cmdline_main(config: pytest.Config) -> int | None:
     try:
         config.stash[PREPARED_KEY] = prepare_run(raw_options(values))
     except TaguruError as error:
-        print(error_line(error), file=sys.stderr)
+        for line in [*error.preceding, error_line(error)]:
+            print(line, file=sys.stderr)
         return error.exit_code
     return None
 
@@ -67,7 +68,9 @@ def activate(config: pytest.Config, prepared: "PreparedRun") -> None:
     _add_to_collection(config, eval_file)
     config.pluginmanager.register(TaguruItems(eval_file), "taguru-items")
     if workerinput is None:
-        controller = RunController(settings, prepared.eval_set, prepared.thresholds)
+        controller = RunController(
+            settings, prepared.eval_set, prepared.thresholds, prepared.startup_lines
+        )
         config.pluginmanager.register(TaguruController(config, controller), "taguru-controller")
 
 

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from .dataset import EvalSet, check_limits, load_eval_set
 from .errors import UsageError
+from .evidence_lane import filter_warnings
 from .flags import FlagValues
 from .metrics import definitions
 from .options import RawOptions, Settings, check_flags, resolve_settings
@@ -22,11 +23,13 @@ from .thresholds import Thresholds, load_thresholds
 
 @dataclass(frozen=True)
 class PreparedRun:
-    """Validated inputs of a run: settings, the eval set, the thresholds (or None)."""
+    """Validated inputs of a run: settings, the eval set, the thresholds (or None), and the
+    start-up lines for stderr (assembly filter warnings, config-file notes), in taguru's order."""
 
     settings: Settings
     eval_set: EvalSet
     thresholds: Thresholds | None
+    startup_lines: tuple[str, ...] = ()
 
 
 def raw_options(values: FlagValues) -> RawOptions:
@@ -59,16 +62,28 @@ def prepare_run(raw: RawOptions, environ: Mapping[str, str] | None = None) -> Pr
     assert raw.eval_path is not None
     eval_set = load_eval_set(raw.eval_path)
     check_limits(eval_set)
-    thresholds = None
-    if raw.thresholds is not None:
-        thresholds = load_thresholds(
-            raw.thresholds,
-            metric_names=definitions().keys(),
-            case_ids=[case.case_id for case in eval_set.cases],
+    warnings = [
+        f"taguru: evaluate: {warning}"
+        for warning in filter_warnings(raw.assembly, eval_set.cases)
+    ]
+    try:
+        thresholds = None
+        if raw.thresholds is not None:
+            thresholds = load_thresholds(
+                raw.thresholds,
+                metric_names=definitions().keys(),
+                case_ids=[case.case_id for case in eval_set.cases],
+            )
+        settings = resolve_settings(
+            raw,
+            os.environ if environ is None else environ,
+            default_context=eval_set.default_context,
         )
-    settings = resolve_settings(
-        raw, os.environ if environ is None else environ, default_context=eval_set.default_context
+        if settings.serve_import is not None and not Path(settings.serve_import).is_file():
+            raise UsageError(f"cannot read {settings.serve_import}: no such file")
+    except UsageError as error:
+        error.preceding = [*warnings, *error.preceding]
+        raise
+    return PreparedRun(
+        settings, eval_set, thresholds, startup_lines=(*warnings, *settings.config_notes)
     )
-    if settings.serve_import is not None and not Path(settings.serve_import).is_file():
-        raise UsageError(f"cannot read {settings.serve_import}: no such file")
-    return PreparedRun(settings, eval_set, thresholds)

@@ -95,6 +95,8 @@ class RunController:
     settings: Settings
     eval_set: EvalSet
     thresholds: Thresholds | None
+    startup_lines: tuple[str, ...] = ()
+    """Assembly filter warnings and config-file notes, printed before the target line."""
     stderr: TextIO = field(default_factory=lambda: sys.stderr)
     environ: Mapping[str, str] = field(default_factory=lambda: os.environ)
     server: "ReferenceServer | None" = None
@@ -121,10 +123,8 @@ class RunController:
         Returns the settings the cases must use (the embedded server's URL filled in).
         Raises ``TaguruError``.
         """
-        for warning in RunShape.from_settings(self.settings).filter_warnings(self.eval_set.cases):
-            print(f"taguru: evaluate: {warning}", file=self.stderr)
-        for note in self.settings.config_notes:
-            print(note, file=self.stderr)
+        for line in self.startup_lines:
+            print(line, file=self.stderr)
         if self.settings.serve_import is not None:
             self.server = start_embedded_server(self.settings)
             self.settings = self.settings.with_base_url(self.server.url)

@@ -20,11 +20,13 @@ from typing import Any
 
 from pytest_taguru.budget import passage_item
 from pytest_taguru.jsonfmt import Float32
+from pytest_taguru.server.context import Context
 from pytest_taguru.server.evidence_request import EvidenceRequest
 from pytest_taguru.server.evidence_select import NUL, Candidate, Locator
 from pytest_taguru.server.graph import MatchRow
+from pytest_taguru.server.resolve import DEFAULT_DICE_FLOOR
 from pytest_taguru.server.search import SourceFilterSpec, search
-from pytest_taguru.server.store import DEFAULT_DICE_FLOOR, Context, Store
+from pytest_taguru.server.store import Store
 from pytest_taguru.wire import Association, HitLanes
 
 QUERY_LANE_CAP = 100

@@ -13,6 +13,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from pytest_taguru.server.context import AssocOp, Context
 from pytest_taguru.server.errors import ApiError, Issue
 from pytest_taguru.server.graph import Namespace
 from pytest_taguru.server.import_lines import (
@@ -33,7 +34,7 @@ from pytest_taguru.server.passages import (
     build_passage,
 )
 from pytest_taguru.server.requests import loads_strict
-from pytest_taguru.server.store import AssocOp, Context, Store
+from pytest_taguru.server.store import Store
 from pytest_taguru.text import trim
 
 MAX_LINE_BYTES = 16 * 1024 * 1024

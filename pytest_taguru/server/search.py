@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from pytest_taguru.jsonfmt import Float32
+from pytest_taguru.server.context import Context
 from pytest_taguru.server.passages import StoredPassage
-from pytest_taguru.server.store import Context
 from pytest_taguru.server.text import query_terms
 from pytest_taguru.wire import (
     ContextPlan,

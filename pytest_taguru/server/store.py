@@ -3,7 +3,8 @@
 Each public method is one HTTP operation's effect on the state, already validated by the
 request layer except for what needs the state itself (existence, aliases, conflicts).
 Counters follow server-wire §3.10; shapes follow §2. All methods hold ``Store.lock``, so
-concurrent requests (uvicorn threads, in-process callers) see whole operations only.
+concurrent requests (uvicorn threads, in-process callers) see whole operations only. One
+context's own state (``Context``, ``Counters``) and the ``AssocOp`` write live in ``context``.
 """
 
 import threading
@@ -11,12 +12,12 @@ import time
 from bisect import bisect_right
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import Any
 
-from pytest_taguru.server.bm25 import Bm25Index
+from pytest_taguru.server.context import AssocOp, Context
 from pytest_taguru.server.errors import ApiError, check_size, no_context
-from pytest_taguru.server.graph import Graph, MatchRow, Namespace, QueryCursor
+from pytest_taguru.server.graph import MatchRow, Namespace, QueryCursor
 from pytest_taguru.server.options import (
     MAX_CONTEXT_NAME_BYTES,
     MAX_DESCRIPTION_BYTES,
@@ -28,6 +29,7 @@ from pytest_taguru.server.passages import (
     StoredPassage,
     build_passage,
 )
+from pytest_taguru.server.resolve import DEFAULT_DICE_FLOOR
 from pytest_taguru.wire import (
     Association,
     Attribution,
@@ -40,69 +42,7 @@ from pytest_taguru.wire import (
     ResolveCandidate,
 )
 
-DEFAULT_DICE_FLOOR = 0.3
 GLOSSED_CANDIDATES = 8
-
-
-@dataclass(frozen=True)
-class AssocOp:
-    """One association write, as validated from a body or an import line."""
-
-    subject: str
-    label: str
-    object: str
-    weight: float
-    source: str | None = None
-    paragraph: int | None = None
-
-
-@dataclass
-class Counters:
-    """``revision`` lanes and ``usage`` counters of one context (§3.10)."""
-
-    graph: int = 0
-    passages: int = 0
-    config: int = 0
-    reads: int = 0
-    empty_reads: int = 0
-    writes: int = 0
-    last_read_epoch: int = 0
-    last_write_epoch: int = 0
-
-
-@dataclass
-class Context:
-    """One context: metadata, graph, stored passages, BM25 index and counters."""
-
-    name: str
-    options: ContextOptions
-    graph: Graph = field(default_factory=Graph)
-    passages: dict[str, StoredPassage] = field(default_factory=dict)
-    bm25: Bm25Index = field(default_factory=Bm25Index)
-    counters: Counters = field(default_factory=Counters)
-    _sorted_sources: list[str] | None = None
-
-    def sorted_sources(self) -> list[str]:
-        """Stored passage sources in code-point (= UTF-8 byte) order, cached per write."""
-        if self._sorted_sources is None:
-            self._sorted_sources = sorted(self.passages)
-        return self._sorted_sources
-
-    def put_passage(self, source: str, passage: StoredPassage) -> None:
-        self.passages[source] = passage
-        self.bm25.set_source(source, list(passage.paragraphs), passage.questions)
-        self._sorted_sources = None
-
-    def drop_passage(self, source: str) -> bool:
-        if self.passages.pop(source, None) is None:
-            return False
-        self.bm25.remove_source(source)
-        self._sorted_sources = None
-        return True
-
-    def paragraph_count(self, source: str | None) -> int | None:
-        passage = self.passages.get(source) if source is not None else None
-        return len(passage.paragraphs) if passage is not None else None
 
 
 def page_after(ordered: Sequence[str], after: str | None, limit: int) -> list[str]:

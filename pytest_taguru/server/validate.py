@@ -8,10 +8,10 @@ sorted key order, as taguru's JSON maps iterate. A present ``null`` on a require
 
 from typing import Any
 
+from pytest_taguru.server.context import AssocOp
 from pytest_taguru.server.errors import ApiError, Issue, collected_refusal
 from pytest_taguru.server.passages import Locator, PassageSubmission
 from pytest_taguru.server.requests import json_type_name
-from pytest_taguru.server.store import AssocOp
 
 MAX_NAME_BYTES = 1024
 MAX_ASSOCIATIONS = 10_000

@@ -217,3 +217,16 @@ def test_a_typed_url_replaces_the_ini_embedded_server(
 
     assert result.ret == 0
     assert suite.artifact("evaluation.json")["inputs"]["url"] == served_corpus.url
+
+
+def test_config_notes_are_printed_before_the_error_that_ends_the_run(suite: Suite) -> None:
+    (suite.path / "taguru.env").write_text("TAGURU_ADRR=typo\nTAGURU_ADDR=127.0.0.1:0\n")
+    result = suite.run("--taguru-config", "taguru.env", serve=False, isolated=True)
+
+    assert result.ret == 2
+    result.stderr.fnmatch_lines(
+        [
+            "taguru: config: TAGURU_ADRR is not a variable taguru reads (typo?)",
+            "taguru: evaluate: TAGURU_ADDR (127.0.0.1:0) binds to port 0 *",
+        ]
+    )

@@ -6,9 +6,10 @@ import time
 import pytest
 
 from pytest_taguru.server.compaction import CompactionSettings, Compactor
+from pytest_taguru.server.context import AssocOp
 from pytest_taguru.server.graph import Graph, Namespace
 from pytest_taguru.server.passages import Locator, PassageSubmission, build_passage
-from pytest_taguru.server.store import AssocOp, ContextOptions, Store
+from pytest_taguru.server.store import ContextOptions, Store
 
 
 def test_sections_extend_forward_and_locators_do_not() -> None:

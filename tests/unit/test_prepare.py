@@ -143,3 +143,48 @@ def test_a_valid_run(files: Path) -> None:
     assert prepared.settings.regression_exit_code == 0
     assert prepared.thresholds is not None
     assert [case.case_id for case in prepared.eval_set.cases] == ["a"]
+
+
+# --- start-up lines: an error loses nothing printed before it ----------------------------------
+
+FILTERED = '{"case_id":"f","query":"q","options":{"tags":["x"]}}\n'
+FILTER_LINE = (
+    "taguru: evaluate: case 'f': options.tags/since/until are not applied under --assembly "
+    "(POST /contexts/{name}/evidence has no such request fields)"
+)
+
+
+def test_assembly_filter_warnings_precede_a_thresholds_error(files: Path) -> None:
+    Path("eval.jsonl").write_text(EVAL + FILTERED, encoding="utf-8")
+    raw = RawOptions(eval_path="eval.jsonl", assembly=True, thresholds="bad-thresholds.json")
+
+    with pytest.raises(UsageError) as raised:
+        prepare_run(raw, {})
+
+    assert raised.value.preceding == [FILTER_LINE]
+
+
+def test_config_notes_precede_a_url_error(files: Path) -> None:
+    Path("typo.env").write_text("TAGURU_ADRR=x\nTAGURU_ADDR=127.0.0.1:0\n", encoding="utf-8")
+    raw = RawOptions(eval_path="eval.jsonl", config="typo.env")
+
+    with pytest.raises(UsageError) as raised:
+        prepare_run(raw, {})
+
+    assert raised.value.message.startswith("TAGURU_ADDR (127.0.0.1:0) binds to port 0")
+    assert raised.value.preceding == [
+        "taguru: config: TAGURU_ADRR is not a variable taguru reads (typo?)"
+    ]
+
+
+def test_a_prepared_run_carries_its_start_up_lines_in_order(files: Path) -> None:
+    Path("eval.jsonl").write_text(EVAL + FILTERED, encoding="utf-8")
+    Path("typo.env").write_text("TAGURU_ADRR=x\n", encoding="utf-8")
+    raw = RawOptions(eval_path="eval.jsonl", assembly=True, config="typo.env", url="http://h")
+
+    prepared = prepare_run(raw, {})
+
+    assert prepared.startup_lines == (
+        FILTER_LINE,
+        "taguru: config: TAGURU_ADRR is not a variable taguru reads (typo?)",
+    )
