@@ -2,10 +2,16 @@
 without ``--taguru-max-*``, assembly with and without a budget, ``--taguru-rerank`` with the
 reference server's reranker on and off; each plain and under pytest-xdist."""
 
+import json
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 from e2e import SENTINEL, Suite
 
 RERANKER_ENV = "TAGURU_RERANK_MODEL"
+CLI = Path(sys.executable).with_name("taguru-evaluate")
 
 
 def test_plain_baseline_has_no_budget_and_no_evidence(suite: Suite, dist: tuple[str, ...]) -> None:
@@ -120,3 +126,28 @@ def test_usage_errors_exit_2(suite: Suite, args: tuple[str, ...], message: str) 
 
     assert result.ret == 2
     result.stderr.fnmatch_lines([f"taguru: evaluate: {message}"])
+
+
+def test_a_baseline_and_an_assembly_run_at_one_budget_compare_cleanly(suite: Suite) -> None:
+    baseline = suite.run("--taguru-max-tokens", "60", "--taguru-out", "baseline.json")
+    assembly = suite.run(
+        "--taguru-max-tokens", "60", "--taguru-assembly", "--taguru-out", "assembly.json"
+    )
+    assert (baseline.ret, assembly.ret) == (0, 0)
+
+    compare = subprocess.run(
+        [str(CLI), "compare", "baseline.json", "assembly.json", "--out", "changes.jsonl"],
+        cwd=suite.path,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=120,
+        check=False,
+    )
+
+    assert compare.returncode == 0, compare.stderr
+    assert "budget" not in compare.stderr  # same ceilings on both sides: no budget mismatch
+    header = json.loads((suite.path / "changes.jsonl").read_text(encoding="utf-8").splitlines()[0])
+    counts = header["counts"]
+    assert sum(counts[k] for k in ("improved", "regressed", "unchanged", "added", "removed")) == 4
+    assert counts["added"] == counts["removed"] == 0
