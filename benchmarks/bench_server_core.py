@@ -18,8 +18,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from synthetic_corpus import generate
 
-from pytest_taguru.server.bm25 import Bm25Index
-from pytest_taguru.server.resolve import EntryIndex
+from pytest_taguru.server.index.bm25 import Bm25Index
+from pytest_taguru.server.index.resolve import EntryIndex
 
 BUILD_TARGET_S = 30.0
 SEARCH_TARGET_MS = 20.0

@@ -19,11 +19,10 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
-from pytest_taguru.artifact import (
+from pytest_taguru.artifact.case import (
     AssociationProbe,
     CaseBlock,
     CheckResolved,
-    Distribution,
     HitLocator,
     PassageSearched,
     PositionAmbiguous,
@@ -31,16 +30,16 @@ from pytest_taguru.artifact import (
     PositionNotFound,
     PositionResolved,
     QueryQueried,
-    Ratio,
 )
-from pytest_taguru.client import CallFailed, TaguruClient
-from pytest_taguru.compare import COMPARISON_METRICS
-from pytest_taguru.dataset import EvalCase, check_limits, load_eval_set
+from pytest_taguru.artifact.evaluation import Distribution, Ratio
+from pytest_taguru.compare.classify import COMPARISON_METRICS
 from pytest_taguru.errors import TaguruError
-from pytest_taguru.lanes import run_lanes
-from pytest_taguru.metrics import build_metrics
-from pytest_taguru.options import bearer_token, check_base_url
-from pytest_taguru.scoring import build_case_block, satisfies
+from pytest_taguru.run.client import CallFailed, TaguruClient
+from pytest_taguru.run.dataset import EvalCase, check_limits, load_eval_set
+from pytest_taguru.run.lanes.passage import run_lanes
+from pytest_taguru.run.settings import bearer_token, check_base_url
+from pytest_taguru.score.case import build_case_block, satisfies
+from pytest_taguru.score.metrics import build_metrics
 
 SUITE = Path(__file__).resolve().parent
 DEFAULT_EVAL = SUITE / "eval.jsonl"

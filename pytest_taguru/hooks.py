@@ -13,10 +13,10 @@ from typing import Any
 
 import pytest
 
-from .errors import TaguruError
-from .items import CaseItem, EvalFile
-from .runner import RUNNER_KEY, CaseRegression, CaseRunner
-from .session import RunController
+from pytest_taguru.errors import TaguruError
+from pytest_taguru.items import CaseItem, EvalFile
+from pytest_taguru.run.case_runner import RUNNER_KEY, CaseRegression, CaseRunner
+from pytest_taguru.run.controller import RunController
 
 
 class TaguruItems:

@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 from _pytest._code.code import TerminalRepr
 
-from .artifact import CaseBlock
-from .dataset import EvalCase
-from .runner import RUNNER_KEY, CaseRegression
+from pytest_taguru.artifact.case import CaseBlock
+from pytest_taguru.run.case_runner import RUNNER_KEY, CaseRegression
+from pytest_taguru.run.dataset import EvalCase
 
 
 class EvalFile(pytest.File):

@@ -13,10 +13,10 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from .flags import add_options, given_flags
+from pytest_taguru.flags import add_options, given_flags
 
 if TYPE_CHECKING:
-    from .prepare import PreparedRun
+    from pytest_taguru.run.prepare import PreparedRun
 
 PREPARED_KEY = pytest.StashKey["PreparedRun"]()
 
@@ -34,9 +34,9 @@ def pytest_cmdline_main(config: pytest.Config) -> int | None:
     if values is None:
         return None
     # Imported only now: an inert plugin must not cost its users the run machinery's imports.
-    from .errors import TaguruError
-    from .prepare import prepare_run, raw_options
-    from .session import error_line
+    from pytest_taguru.errors import TaguruError
+    from pytest_taguru.run.controller import error_line
+    from pytest_taguru.run.prepare import prepare_run, raw_options
 
     try:
         config.stash[PREPARED_KEY] = prepare_run(raw_options(values))
@@ -55,9 +55,9 @@ def pytest_configure(config: pytest.Config) -> None:
 
 def activate(config: pytest.Config, prepared: "PreparedRun") -> None:
     """Register the run's plugin objects: collection everywhere, the controller's run once."""
-    from .hooks import TaguruController, TaguruItems
-    from .runner import RUNNER_KEY, CaseRunner
-    from .session import RunController
+    from pytest_taguru.hooks import TaguruController, TaguruItems
+    from pytest_taguru.run.case_runner import RUNNER_KEY, CaseRunner
+    from pytest_taguru.run.controller import RunController
 
     settings = prepared.settings
     workerinput: dict[str, Any] | None = getattr(config, "workerinput", None)

@@ -17,12 +17,12 @@ from types import FrameType
 
 import uvicorn
 
-from pytest_taguru.server.app import create_app
-from pytest_taguru.server.auth import tokens_from_environment
 from pytest_taguru.server.compaction import CompactionSettings, Compactor
+from pytest_taguru.server.http.app import create_app
+from pytest_taguru.server.http.auth import tokens_from_environment
+from pytest_taguru.server.http.transport import DEFAULT_BODY_CAP
 from pytest_taguru.server.runner import ImportFileError, load_import_files
 from pytest_taguru.server.store import Store
-from pytest_taguru.server.transport import DEFAULT_BODY_CAP
 
 DEFAULT_ADDR = "127.0.0.1:8248"
 USAGE_ERROR = 2

@@ -7,10 +7,10 @@ to ``store``. Counters follow server-wire §3.10.
 
 from dataclasses import dataclass, field
 
-from pytest_taguru.server.bm25 import Bm25Index
-from pytest_taguru.server.graph import Graph
+from pytest_taguru.server.index.bm25 import Bm25Index
+from pytest_taguru.server.index.graph import Graph
+from pytest_taguru.server.index.passages import StoredPassage
 from pytest_taguru.server.options import ContextOptions
-from pytest_taguru.server.passages import StoredPassage
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ narrowed to float32 and written as the shortest float32 decimal (§1.3).
 from dataclasses import dataclass
 from typing import Any
 
-from pytest_taguru.jsonfmt import Float32, to_f32
+from pytest_taguru.core.jsontext import Float32, to_f32
 
 MAX_CONTEXT_NAME_BYTES = 64
 MAX_DESCRIPTION_BYTES = 4096

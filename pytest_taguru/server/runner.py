@@ -19,12 +19,12 @@ from typing import Self
 
 import uvicorn
 
-from pytest_taguru.server.app import create_app
+from pytest_taguru.core.text import trim
 from pytest_taguru.server.compaction import CompactionSettings, Compactor
-from pytest_taguru.server.importer import apply_import, parse_import
+from pytest_taguru.server.http.app import create_app
+from pytest_taguru.server.http.transport import DEFAULT_BODY_CAP
+from pytest_taguru.server.ingest.importer import apply_import, parse_import
 from pytest_taguru.server.store import Store
-from pytest_taguru.server.transport import DEFAULT_BODY_CAP
-from pytest_taguru.text import trim
 
 START_TIMEOUT = 30.0
 

@@ -15,22 +15,7 @@ from contextlib import contextmanager
 from dataclasses import replace
 from typing import Any
 
-from pytest_taguru.server.context import AssocOp, Context
-from pytest_taguru.server.errors import ApiError, check_size, no_context
-from pytest_taguru.server.graph import MatchRow, Namespace, QueryCursor
-from pytest_taguru.server.options import (
-    MAX_CONTEXT_NAME_BYTES,
-    MAX_DESCRIPTION_BYTES,
-    ContextOptions,
-)
-from pytest_taguru.server.passages import (
-    MarkerCounts,
-    PassageSubmission,
-    StoredPassage,
-    build_passage,
-)
-from pytest_taguru.server.resolve import DEFAULT_DICE_FLOOR
-from pytest_taguru.wire import (
+from pytest_taguru.core.wire import (
     Association,
     Attribution,
     Citation,
@@ -40,6 +25,21 @@ from pytest_taguru.wire import (
     QueryPlan,
     QueryResult,
     ResolveCandidate,
+)
+from pytest_taguru.server.context import AssocOp, Context
+from pytest_taguru.server.errors import ApiError, check_size, no_context
+from pytest_taguru.server.index.graph import MatchRow, Namespace, QueryCursor
+from pytest_taguru.server.index.passages import (
+    MarkerCounts,
+    PassageSubmission,
+    StoredPassage,
+    build_passage,
+)
+from pytest_taguru.server.index.resolve import DEFAULT_DICE_FLOOR
+from pytest_taguru.server.options import (
+    MAX_CONTEXT_NAME_BYTES,
+    MAX_DESCRIPTION_BYTES,
+    ContextOptions,
 )
 
 GLOSSED_CANDIDATES = 8

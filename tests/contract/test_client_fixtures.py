@@ -1,21 +1,21 @@
 """taguru's golden wire fixtures decoded through the plugin's client, lanes and preflight."""
 
 import json
-from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
+from paths import WIRE_FIXTURES
 
-from pytest_taguru.artifact import PassageSearched, QueryQueried, to_jsonable
-from pytest_taguru.client import CallFailed, TaguruClient
-from pytest_taguru.dataset import EvalCase
-from pytest_taguru.jsonfmt import dumps_compact, loads_serde
-from pytest_taguru.lanes import run_query, search_passage_lane
-from pytest_taguru.preflight import read_context_entry, read_provider_model, skew_warning
+from pytest_taguru.artifact.case import PassageSearched, QueryQueried
+from pytest_taguru.artifact.evaluation import to_jsonable
+from pytest_taguru.core.jsontext import dumps_compact, loads_serde
+from pytest_taguru.run.client import CallFailed, TaguruClient
+from pytest_taguru.run.dataset import EvalCase
+from pytest_taguru.run.lanes.passage import run_query, search_passage_lane
+from pytest_taguru.run.preflight import read_context_entry, read_provider_model, skew_warning
 
-# The specification's golden wire fixtures live in ../shared beside the checkout.
-FIXTURES = Path(__file__).resolve().parents[3] / "shared" / "wire-fixtures"
+FIXTURES = WIRE_FIXTURES
 BASE = "http://taguru.test:8248"
 CONTEXT = "ctx"
 

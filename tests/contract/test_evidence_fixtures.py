@@ -5,30 +5,25 @@ The lane is tested against the recorded responses replayed by ``httpx.MockTransp
 """
 
 import json
-from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
+from paths import WIRE_FIXTURES
 from pydantic import ValidationError
 
-from pytest_taguru.artifact import (
-    EvidenceAssembled,
-    EvidenceFailed,
-    PassageFailed,
-    PassageSearched,
-    to_jsonable,
-)
-from pytest_taguru.budget import Limits, Unit, admit, item_cost, measure, stamp_cost
-from pytest_taguru.client import TaguruClient
-from pytest_taguru.dataset import EvalCase
-from pytest_taguru.evidence_lane import AssemblyLane, PassageOutcome, evidence_locators
-from pytest_taguru.jsonfmt import loads_serde
-from pytest_taguru.scoring import diversity_sources
-from pytest_taguru.wire import EvidenceBudgetRequest, EvidencePackage, EvidenceRequest
+from pytest_taguru.artifact.assembly import EvidenceAssembled, EvidenceFailed
+from pytest_taguru.artifact.case import PassageFailed, PassageSearched
+from pytest_taguru.artifact.evaluation import to_jsonable
+from pytest_taguru.core.budget import Limits, Unit, admit, item_cost, measure, stamp_cost
+from pytest_taguru.core.jsontext import loads_serde
+from pytest_taguru.core.wire import EvidenceBudgetRequest, EvidencePackage, EvidenceRequest
+from pytest_taguru.run.client import TaguruClient
+from pytest_taguru.run.dataset import EvalCase
+from pytest_taguru.run.lanes.assembly import AssemblyLane, PassageOutcome, evidence_locators
+from pytest_taguru.score.case import diversity_sources
 
-# The specification's golden wire fixtures live in ../shared beside the checkout.
-FIXTURES = Path(__file__).resolve().parents[3] / "shared" / "wire-fixtures"
+FIXTURES = WIRE_FIXTURES
 BASE = "http://taguru.test:8248"
 CONTEXT = "sake"
 EVIDENCE_FIXTURES = [

@@ -2,10 +2,10 @@
 
 import json
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
+from paths import DATA
 from taguru import Taguru
 from taguru._errors import NotFoundError, TaguruError
 
@@ -13,7 +13,7 @@ from pytest_taguru.server.runner import ReferenceServer
 
 TOKEN = "contract-token"
 SAKE_EXAMPLE: dict[str, Any] = json.loads(
-    (Path(__file__).parents[1] / "data" / "sake_worked_example.json").read_text("utf-8")
+    (DATA / "sake_worked_example.json").read_text("utf-8")
 )
 
 

@@ -17,10 +17,11 @@ from typing import Any
 
 import pytest
 from e2e import CountingListener, strip_volatile
+from paths import EXAMPLE_SUITE
 
 from pytest_taguru.server.runner import ReferenceServer
 
-EXAMPLE = Path(__file__).resolve().parents[2] / "example_suite"
+EXAMPLE = EXAMPLE_SUITE
 EVAL = str(EXAMPLE / "eval.jsonl")
 CORPUS = EXAMPLE / "corpus" / "sake.ndjson"
 THRESHOLDS = str(EXAMPLE / "thresholds.json")

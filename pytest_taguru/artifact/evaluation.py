@@ -1,0 +1,314 @@
+"""``evaluation.json``: its top-level models and metric values in writer order, the writer
+and the range-accepting reader.
+
+Absent versus null is decided here, once: an optional field whose value is ``None`` is left
+out of the file, unless its annotation carries ``WRITE_NULL``, in which case it is written as
+``null``. Fields marked ``F32_FIELD`` are written as shortest 32-bit decimals. Every model reads
+leniently (unknown keys ignored, missing keys defaulted), as taguru's own reader does. A case's
+block lives in ``artifact_case`` and the assembly blocks in ``artifact_assembly``; both are
+re-exported here, so every artifact shape imports from this module.
+Specification: ``evaluate-run.md`` §6.1, §7.
+"""
+
+import os
+import tempfile
+from pathlib import Path
+from typing import Annotated, Any
+
+from pydantic import BaseModel, Field, model_validator
+
+from pytest_taguru.artifact.assembly import BudgetBlock as BudgetBlock
+from pytest_taguru.artifact.assembly import BudgetInput as BudgetInput
+from pytest_taguru.artifact.assembly import CitationRefRecord as CitationRefRecord
+from pytest_taguru.artifact.assembly import Evidence as Evidence
+from pytest_taguru.artifact.assembly import EvidenceAssembled as EvidenceAssembled
+from pytest_taguru.artifact.assembly import EvidenceFailed as EvidenceFailed
+from pytest_taguru.artifact.assembly import EvidenceItemRecord as EvidenceItemRecord
+from pytest_taguru.artifact.assembly import RerankerRecord as RerankerRecord
+from pytest_taguru.artifact.assembly import SelectionRecord as SelectionRecord
+from pytest_taguru.artifact.base import ArtifactModel as ArtifactModel
+from pytest_taguru.artifact.case import AssociationProbe as AssociationProbe
+from pytest_taguru.artifact.case import AttributionLocator as AttributionLocator
+from pytest_taguru.artifact.case import CaseBlock as CaseBlock
+from pytest_taguru.artifact.case import CheckResolved as CheckResolved
+from pytest_taguru.artifact.case import CheckUnresolved as CheckUnresolved
+from pytest_taguru.artifact.case import CitationCheck as CitationCheck
+from pytest_taguru.artifact.case import CitationRecall as CitationRecall
+from pytest_taguru.artifact.case import Citations as Citations
+from pytest_taguru.artifact.case import CitationValidity as CitationValidity
+from pytest_taguru.artifact.case import Coverage as Coverage
+from pytest_taguru.artifact.case import CoverageCounts as CoverageCounts
+from pytest_taguru.artifact.case import CueResolution as CueResolution
+from pytest_taguru.artifact.case import HitLocator as HitLocator
+from pytest_taguru.artifact.case import LaneCross as LaneCross
+from pytest_taguru.artifact.case import Passage as Passage
+from pytest_taguru.artifact.case import PassageFailed as PassageFailed
+from pytest_taguru.artifact.case import PassageSearched as PassageSearched
+from pytest_taguru.artifact.case import Position as Position
+from pytest_taguru.artifact.case import PositionAmbiguous as PositionAmbiguous
+from pytest_taguru.artifact.case import PositionErrored as PositionErrored
+from pytest_taguru.artifact.case import PositionNotFound as PositionNotFound
+from pytest_taguru.artifact.case import PositionResolved as PositionResolved
+from pytest_taguru.artifact.case import QueryErrored as QueryErrored
+from pytest_taguru.artifact.case import QueryProbe as QueryProbe
+from pytest_taguru.artifact.case import QueryQueried as QueryQueried
+from pytest_taguru.artifact.case import QuoteCheck as QuoteCheck
+from pytest_taguru.artifact.case import Recall as Recall
+from pytest_taguru.artifact.case import SectionCheck as SectionCheck
+from pytest_taguru.artifact.case import SectionMatched as SectionMatched
+from pytest_taguru.artifact.case import SectionMismatched as SectionMismatched
+from pytest_taguru.artifact.case import SectionNotChecked as SectionNotChecked
+from pytest_taguru.artifact.case import Structural as Structural
+from pytest_taguru.artifact.case import dump_case_block as dump_case_block
+from pytest_taguru.artifact.case import load_case_block as load_case_block
+from pytest_taguru.core.jsontext import F32_FIELD, WRITE_NULL, Float32, dumps_pretty, loads_serde
+
+ARTIFACT_VERSION = 1
+"""The ``taguru_evaluation`` stamp this tool writes, and the highest version it reads."""
+
+
+# --- metric values (§6.1) --------------------------------------------------------------------
+
+
+class Distribution(ArtifactModel):
+    """Per-case samples summarized; every statistic is ``null`` when ``n`` is 0."""
+
+    n: int = 0
+    min: Annotated[float | None, WRITE_NULL] = None
+    p50: Annotated[float | None, WRITE_NULL] = None
+    p90: Annotated[float | None, WRITE_NULL] = None
+    p99: Annotated[float | None, WRITE_NULL] = None
+    max: Annotated[float | None, WRITE_NULL] = None
+    mean: Annotated[float | None, WRITE_NULL] = None
+    sum: Annotated[float | None, WRITE_NULL] = None
+
+    @property
+    def headline(self) -> float | None:
+        """The single number compared and gated: the mean."""
+        return self.mean
+
+
+class Ratio(ArtifactModel):
+    """``numerator / n`` over a run-level population; ``value`` is ``null`` when ``n`` is 0."""
+
+    value: Annotated[float | None, WRITE_NULL] = None
+    n: int = 0
+    numerator: Annotated[int | None, WRITE_NULL] = None
+
+    @property
+    def headline(self) -> float | None:
+        return self.value
+
+
+class Count(ArtifactModel):
+    value: Annotated[float | None, WRITE_NULL] = None
+    n: int = 0
+
+    @property
+    def headline(self) -> float | None:
+        return self.value
+
+
+MetricValue = Distribution | Ratio | Count
+STATISTIC_SHAPES: dict[str, type[Distribution] | type[Ratio] | type[Count]] = {
+    "distribution": Distribution,
+    "ratio": Ratio,
+    "count": Count,
+}
+
+
+def decode_metrics(metrics: dict[str, Any], definitions: Any) -> tuple[dict[str, Any], list[str]]:
+    """Decode each metric as the shape its ``definitions[name].statistic`` names (§7.7).
+
+    Never infer the shape from the value: a Ratio would otherwise read silently as a
+    Distribution with null statistics. Returns the decoded metrics and one warning per metric
+    skipped for want of a definition or for an unknown statistic.
+    """
+    decoded: dict[str, Any] = {}
+    skipped: list[str] = []
+    for name, raw in metrics.items():
+        if isinstance(raw, Distribution | Ratio | Count):
+            decoded[name] = raw
+            continue
+        definition = definitions.get(name) if isinstance(definitions, dict) else None
+        if isinstance(definition, BaseModel):
+            definition = definition.model_dump()
+        statistic = definition.get("statistic") if isinstance(definition, dict) else None
+        shape = STATISTIC_SHAPES.get(statistic) if isinstance(statistic, str) else None
+        if shape is None:
+            skipped.append(f"metric '{name}' skipped: no definition or an unknown statistic")
+            continue
+        decoded[name] = shape.model_validate(raw)
+    return decoded, skipped
+
+
+# --- top level (§7.2, §7.3) ------------------------------------------------------------------
+
+
+class Matching(ArtifactModel):
+    normalization: str = "taguru::context::normalize_entry"
+    normalized: list[str] = Field(default_factory=lambda: ["expected_concepts", "expected_labels"])
+    sources: str = "exact (source, paragraph) match — no normalization"
+
+
+class EvalInput(ArtifactModel):
+    path: str = ""
+    name: Annotated[str | None, WRITE_NULL] = None
+    cases: int = 0
+
+
+class Inputs(ArtifactModel):
+    """``inputs`` (§7.3, assembly.md §1.9). ``mode`` is ``assembly`` or ``baseline``, always
+    written; ``budget`` (the resolved ceilings) only under ``--assembly`` or a ``--max-*``
+    flag; ``rerank`` (the model name) only when ``--rerank`` was given."""
+
+    eval: EvalInput = Field(default_factory=EvalInput)
+    context: str = ""
+    url: str = ""
+    out: str = "evaluation.json"
+    default_limit: int = 10
+    resolve_limit: int = 5
+    mode: str = "baseline"
+    budget: BudgetInput | None = None
+    rerank: str | None = None
+
+
+class RevisionRecord(ArtifactModel):
+    graph: int = 0
+    passages: int = 0
+    config: int = 0
+
+
+class EmbeddingsRecord(ArtifactModel):
+    provider_model: Annotated[str | None, WRITE_NULL] = None
+
+
+class Corpus(ArtifactModel):
+    revision_before: RevisionRecord = Field(default_factory=RevisionRecord)
+    revision_after: RevisionRecord = Field(default_factory=RevisionRecord)
+    stable: bool = False  # a reader that finds no verdict must not assume stability
+    last_write_epoch_before: int = 0
+    last_write_epoch_after: int = 0
+    embeddings: EmbeddingsRecord | None = None
+    sources_count: int = 0
+
+
+class Definition(ArtifactModel):
+    """What a metric means; readers key only off ``statistic``."""
+
+    unit: str = ""
+    statistic: str = ""
+    scopes: list[str] = Field(default_factory=list)
+    description: str = ""
+    source: str = ""
+    caveat: Annotated[str | None, WRITE_NULL] = None
+
+
+class Evaluation(ArtifactModel):
+    """The whole ``evaluation.json`` (§7.2). ``thresholds`` is the gate's report object."""
+
+    taguru_evaluation: int = 0
+    generated_at: str = ""
+    matching: Matching = Field(default_factory=Matching)
+    inputs: Inputs = Field(default_factory=Inputs)
+    corpus: Corpus = Field(default_factory=Corpus)
+    thresholds: Annotated[dict[str, Any] | None, WRITE_NULL] = None
+    definitions: dict[str, Definition] = Field(default_factory=dict)
+    warnings: list[str] | None = None
+    cases: list[CaseBlock] = Field(default_factory=list)
+    metrics: dict[str, MetricValue] = Field(default_factory=dict)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _decode_metrics_by_statistic(cls, data: Any) -> Any:
+        if isinstance(data, dict) and isinstance(data.get("metrics"), dict):
+            decoded, _ = decode_metrics(data["metrics"], data.get("definitions"))
+            return {**data, "metrics": decoded}
+        return data
+
+    def headline(self, metric: str) -> float | None:
+        """The number compared and gated for ``metric``; ``None`` when absent or empty."""
+        value = self.metrics.get(metric)
+        return None if value is None else value.headline
+
+
+# --- writing and reading ---------------------------------------------------------------------
+
+
+def to_jsonable(value: Any) -> Any:
+    """Plain JSON data in writer order, applying the absent/null and f32 rules of the models."""
+    if isinstance(value, BaseModel):
+        out: dict[str, Any] = {}
+        for name, field in type(value).model_fields.items():
+            item = getattr(value, name)
+            if item is None:
+                if WRITE_NULL in field.metadata:
+                    out[name] = None
+                continue
+            if F32_FIELD in field.metadata and isinstance(item, float):
+                out[name] = Float32(item)
+            else:
+                out[name] = to_jsonable(item)
+        return out
+    if isinstance(value, dict):
+        return {key: to_jsonable(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [to_jsonable(item) for item in value]
+    return value
+
+
+def render(evaluation: Evaluation) -> str:
+    """The exact text of ``evaluation.json`` (no trailing newline)."""
+    return dumps_pretty(to_jsonable(evaluation))
+
+
+def _current_umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def write_atomic(path: str | os.PathLike[str], text: str) -> None:
+    """Write ``text`` to ``path`` through a temporary file and a rename.
+
+    A file already at ``path`` survives any failure. The parent directory must exist.
+    """
+    target = Path(path)
+    fd, temp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        # mkstemp creates the file 0600; the artifact gets the mode an ordinary file would.
+        os.fchmod(fd, 0o666 & ~_current_umask())
+        with os.fdopen(fd, "wb") as handle:  # bytes: no newline translation on any platform
+            handle.write(text.encode("utf-8"))
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temp, target)
+    except BaseException:
+        Path(temp).unlink(missing_ok=True)
+        raise
+
+
+class ArtifactError(ValueError):
+    """An artifact that cannot be read: not JSON, not an object, or out of the version range."""
+
+
+def parse_evaluation(text: str | bytes, *, origin: str = "evaluation.json") -> Evaluation:
+    """Read an artifact as taguru does: serde floats, range ``1..=ARTIFACT_VERSION``."""
+    try:
+        data = loads_serde(text)
+    except ValueError as error:
+        raise ArtifactError(f"{origin}: not JSON: {error}") from error
+    if not isinstance(data, dict):
+        raise ArtifactError(f"{origin}: not an evaluation artifact (expected a JSON object)")
+    stamp = data.get("taguru_evaluation", 0)
+    if not isinstance(stamp, int) or isinstance(stamp, bool) or not (
+        1 <= stamp <= ARTIFACT_VERSION
+    ):
+        raise ArtifactError(
+            f"{origin}: taguru_evaluation {stamp!r} is outside the readable range "
+            f"1..={ARTIFACT_VERSION}"
+        )
+    try:
+        return Evaluation.model_validate(data)
+    except ValueError as error:
+        raise ArtifactError(f"{origin}: not a readable evaluation artifact: {error}") from error

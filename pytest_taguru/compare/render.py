@@ -1,0 +1,216 @@
+"""Text renderings of a ``ChangeReport``: ``changes.jsonl``, the terminal summary, Markdown.
+
+The JSONL and the summary are taguru's, byte for byte (B.9, B.10): keys in the reference's
+order, floats in serde text (Appendix N.1). The Markdown is this tool's own, a pull-request
+comment: verdict counts, the aggregates base → head, then the changed cases, regressed first.
+"""
+
+from typing import Any
+
+from pytest_taguru.artifact.view import LoadedRun
+from pytest_taguru.compare.classify import (
+    CHANGES_VERSION,
+    AggregateDiff,
+    CaseChange,
+    ChangeReport,
+    MetricChange,
+    thresholds_identity,
+)
+from pytest_taguru.core.jsontext import dumps_compact
+
+SUMMARY_CASE_CAP = 10
+"""Regressed cases named in the terminal summary before ``... and K more`` (B.10)."""
+
+MARKDOWN_CASE_CAP = 50
+"""Changed cases listed in the Markdown table; a pull-request comment has a size limit."""
+
+
+# --- changes.jsonl (B.9) -----------------------------------------------------------------------
+
+
+def _identity(run: LoadedRun) -> dict[str, Any]:
+    view = run.view
+    revision = view.corpus.revision_after
+    return {
+        "path": run.path,
+        "context": view.inputs.context,
+        "taguru_evaluation": view.taguru_evaluation,
+        "generated_at": view.generated_at,
+        "corpus_revision_after": {
+            "graph": revision.graph,
+            "passages": revision.passages,
+            "config": revision.config,
+        },
+        "corpus_stable": view.corpus.stable,
+        "thresholds_sha256": thresholds_identity(view),
+    }
+
+
+def _aggregate_entry(diff: AggregateDiff) -> dict[str, Any]:
+    return {
+        "metric": diff.metric,
+        "statistic": diff.statistic,
+        "sides": {"base": diff.base, "head": diff.head},
+        "delta": diff.delta,
+    }
+
+
+def _metric_entry(change: MetricChange) -> dict[str, Any]:
+    return {
+        "metric": change.metric,
+        "sides": {"base": change.base, "head": change.head},
+        "delta": change.delta,
+        "direction": change.direction,
+    }
+
+
+def header_line(report: ChangeReport, generated_at: str) -> dict[str, Any]:
+    """The header object; ``warnings`` is left out when there are none, ``metrics`` never."""
+    counts = report.counts
+    header: dict[str, Any] = {
+        "kind": "header",
+        "taguru_evaluation_changes": CHANGES_VERSION,
+        "generated_at": generated_at,
+        "base": _identity(report.base),
+        "head": _identity(report.head),
+        "counts": {
+            "improved": counts.improved,
+            "regressed": counts.regressed,
+            "added": counts.added,
+            "removed": counts.removed,
+            "unchanged": counts.unchanged,
+            "cases_base": counts.cases_base,
+            "cases_head": counts.cases_head,
+        },
+        "metrics": [_aggregate_entry(diff) for diff in report.metrics],
+    }
+    if report.warnings:
+        header["warnings"] = list(report.warnings)
+    return header
+
+
+def record_line(record: CaseChange) -> dict[str, Any]:
+    return {
+        "kind": record.kind,
+        "case_id": record.case_id,
+        "metrics": [_metric_entry(change) for change in record.metrics],
+    }
+
+
+def render_jsonl(report: ChangeReport, generated_at: str) -> str:
+    """The whole ``changes.jsonl``: the header, then one line per record, each ending ``\\n``.
+
+    ``generated_at`` is the comparison's own time, ``YYYY-MM-DDTHH:MM:SSZ`` in UTC.
+    """
+    lines = [header_line(report, generated_at), *map(record_line, report.records)]
+    return "".join(dumps_compact(line) + "\n" for line in lines)
+
+
+# --- terminal summary (B.10) -------------------------------------------------------------------
+
+
+def _aggregate_summary(diff: AggregateDiff) -> str:
+    base = "n/a" if diff.base is None else f"{diff.base:.3f}"
+    head = "n/a" if diff.head is None else f"{diff.head:.3f}"
+    tail = "" if diff.delta is None else f" (Δ {diff.delta:+.3f})"
+    return f"    {diff.metric}: {base} -> {head}{tail}"
+
+
+def _moved_down(record: CaseChange) -> list[MetricChange]:
+    return [change for change in record.metrics if change.direction == "regressed"]
+
+
+def render_summary(report: ChangeReport, out: str) -> str:
+    """The stdout text printed after a successful write, ending with ``  wrote <out>``."""
+    c = report.counts
+    lines = [
+        f"evaluate compare: {c.cases_base} case(s) in BASE, {c.cases_head} in HEAD — "
+        f"{c.improved} improved, {c.regressed} regressed, {c.added} added, "
+        f"{c.removed} removed, {c.unchanged} unchanged"
+    ]
+    if report.metrics:
+        lines.append("  aggregate:")
+        lines.extend(_aggregate_summary(diff) for diff in report.metrics)
+    regressed = [record for record in report.records if record.kind == "regressed"]
+    for record in regressed[:SUMMARY_CASE_CAP]:
+        moved = ", ".join(
+            f"{change.metric} {change.delta:+.3f}"
+            for change in _moved_down(record)
+            if change.delta is not None
+        )
+        lines.append(f"    regressed: {record.case_id} ({moved})")
+    if len(regressed) > SUMMARY_CASE_CAP:
+        lines.append(f"    ... and {len(regressed) - SUMMARY_CASE_CAP} more regressed case(s)")
+    lines.append(f"  wrote {out}")
+    return "\n".join(lines) + "\n"
+
+
+# --- Markdown (a pull-request comment) ---------------------------------------------------------
+
+_KIND_ORDER = {"regressed": 0, "improved": 1, "added": 2, "removed": 3}
+
+
+def _cell(text: str) -> str:
+    """Table-cell text: no row breaks, no column breaks, no raw HTML."""
+    for raw, safe in (("&", "&amp;"), ("<", "&lt;"), (">", "&gt;"), ("|", "\\|")):
+        text = text.replace(raw, safe)
+    return " ".join(text.splitlines())
+
+
+def _number(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.3f}"
+
+
+def _delta(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:+.3f}"
+
+
+def _moved_text(change: MetricChange) -> str:
+    text = f"{_cell(change.metric)} {_number(change.base)} → {_number(change.head)}"
+    if change.delta is not None:
+        text += f" ({_delta(change.delta)})"
+    return f"**{text}**" if change.direction == "regressed" else text
+
+
+def render_markdown(report: ChangeReport) -> str:
+    """A Markdown summary ready to paste into a pull-request comment.
+
+    Sections: the two runs and the verdict counts; the aggregate metrics base → head with their
+    deltas; the changed cases, regressed first (then improved, added, removed, each in case_id
+    order) with the metrics that moved, regressed metrics in bold; the warnings. Numbers use the
+    terminal summary's three decimals.
+    """
+    c = report.counts
+    lines = [
+        "### taguru evaluate compare",
+        "",
+        f"BASE {_cell(report.base.path)} ({c.cases_base} case(s)) → "
+        f"HEAD {_cell(report.head.path)} ({c.cases_head} case(s))",
+        "",
+        "| regressed | improved | added | removed | unchanged |",
+        "|---:|---:|---:|---:|---:|",
+        f"| {c.regressed} | {c.improved} | {c.added} | {c.removed} | {c.unchanged} |",
+    ]
+    if report.metrics:
+        lines += ["", "#### Aggregate metrics", ""]
+        lines += ["| metric | statistic | base | head | Δ |", "|---|---|---:|---:|---:|"]
+        lines += [
+            f"| {_cell(d.metric)} | {_cell(d.statistic or '')} | {_number(d.base)} "
+            f"| {_number(d.head)} | {_delta(d.delta)} |"
+            for d in report.metrics
+        ]
+    changed = sorted(report.records, key=lambda record: _KIND_ORDER[record.kind])
+    if changed:
+        lines += ["", "#### Changed cases", ""]
+        lines += ["| case | verdict | metrics that moved |", "|---|---|---|"]
+        lines += [
+            f"| {_cell(record.case_id)} | {record.kind} | "
+            f"{'<br>'.join(map(_moved_text, record.metrics))} |"
+            for record in changed[:MARKDOWN_CASE_CAP]
+        ]
+        if len(changed) > MARKDOWN_CASE_CAP:
+            lines += ["", f"… and {len(changed) - MARKDOWN_CASE_CAP} more changed case(s)."]
+    if report.warnings:
+        lines += ["", "#### Warnings", ""]
+        lines += [f"- {_cell(warning)}" for warning in report.warnings]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,74 @@
+"""The run summary printed after the artifact is written (``evaluate-run.md`` §8.2).
+
+Pure rendering of numbers computed elsewhere (``metrics.run_summary``); the threshold lines
+come from ``gate_report``. Lines keep taguru's own wording so logs read the same.
+"""
+
+from pytest_taguru.artifact.evaluation import Evaluation
+from pytest_taguru.report.assembly import assembly_summary_lines, fixed
+from pytest_taguru.score.metrics import RunSummary
+
+
+def _mean(value: float | None) -> str:
+    return fixed(value, 3)
+
+
+def summary_lines(
+    evaluation: Evaluation, summary: RunSummary, *, partial_run_warning: str | None = None
+) -> list[str]:
+    """§8.2 items 1–8: header, passage/structural counts, recall, cross-tab, citations,
+    hook lines, the unstable-corpus warning, then the ``wrote`` line.
+
+    ``partial_run_warning`` (pytest-taguru's own, for a run that left cases out) is shown just
+    before the ``wrote`` line. The artifact's other ``warnings`` (the ``--assembly`` filter
+    warnings) are not repeated here: taguru prints them on stderr at start-up only.
+    """
+    inputs = evaluation.inputs
+    lines = [
+        f"taguru evaluate: {inputs.url} / context '{inputs.context}'",
+        f"  {summary.cases} case(s) — passage: {summary.passage_ok} ok, "
+        f"{summary.passage_failed} failed; structural lane ran on {summary.structural_cases} "
+        f"case(s) ({summary.ambiguous_positions} ambiguous, {summary.not_found_positions} "
+        "not-found position(s))",
+    ]
+    if summary.recall_cases:
+        lines.append(
+            f"  recall over {summary.recall_cases} case(s): mean recall@k "
+            f"{_mean(summary.mean_recall_at_k)}, mean MRR {_mean(summary.mean_mrr)}, "
+            f"mean nDCG {_mean(summary.mean_ndcg)}"
+        )
+    if summary.cross_tab_cases:
+        lines.append(
+            f"  lane cross-tab over {summary.cross_tab_cases} case(s) declaring both a "
+            "structural and a source expectation (passage lane completed): "
+            f"{summary.cross_tab_both} both, {summary.cross_tab_neither} neither"
+        )
+    if summary.citation_cases:
+        lines.append(
+            f"  citations over {summary.citation_cases} case(s): mean recall "
+            f"{_mean(summary.mean_citation_recall)}, mean locator validity "
+            f"{_mean(summary.mean_locator_validity)}"
+        )
+        lines += [
+            f"    invalid locator — reproduce with: POST /contexts/{inputs.context}/citations "
+            f'{{"source": "{hint.source}", "paragraph": {hint.paragraph}}}'
+            for hint in summary.invalid_locators
+        ]
+        if summary.more_invalid_locators:
+            lines.append(f"    ... and {summary.more_invalid_locators} more invalid locator(s)")
+    lines += assembly_summary_lines(evaluation)
+    if not evaluation.corpus.stable:
+        lines.append(
+            "  WARNING: the context's revision changed during this run — a write landed "
+            "mid-run (corpus.revision_before != corpus.revision_after)"
+        )
+    if partial_run_warning is not None:
+        lines.append(f"  WARNING: {partial_run_warning}")
+    lines.append(f"  wrote {inputs.out}")
+    return lines
+
+
+REPORT_ONLY_NOTICE = (
+    "taguru: evaluate: no thresholds file given — this run is report-only: "
+    "no quality bound can fail it"
+)

@@ -1,0 +1,114 @@
+"""The per-process case runner: lanes, scoring and case-scoped bounds for one case at a time.
+
+Every pytest process (the controller of a plain run, or each pytest-xdist worker) holds one
+``CaseRunner`` in ``config.stash[RUNNER_KEY]``. It owns the process's HTTP client and is the
+only place where a case's network I/O happens.
+"""
+
+from dataclasses import dataclass, field
+
+import pytest
+
+from pytest_taguru.artifact.case import CaseBlock, dump_case_block
+from pytest_taguru.gate.thresholds import Thresholds, case_violations
+from pytest_taguru.report.drilldown import render_drilldown
+from pytest_taguru.run.client import TaguruClient
+from pytest_taguru.run.dataset import EvalCase, EvalSet
+from pytest_taguru.run.lanes.assembly import RunShape, run_case_lanes
+from pytest_taguru.run.settings import Settings
+from pytest_taguru.score.case import build_case_block
+
+
+class CaseRegression(Exception):
+    """A case broke a case-scoped bound; ``drilldown`` is the text the report shows."""
+
+    def __init__(self, drilldown: str) -> None:
+        super().__init__(drilldown)
+        self.drilldown = drilldown
+
+
+def scalar_scores(block: CaseBlock) -> list[tuple[str, float]]:
+    """A case's headline scores, for verbose output and JUnit XML ``<properties>``.
+
+    A negative zero (an unmatched nDCG, as taguru computes it) is shown as ``0``: these are
+    display texts, not the artifact.
+    """
+    scores: list[tuple[str, float]] = []
+    if block.recall is not None:
+        scores += [
+            ("recall_at_k", block.recall.recall_at_k),
+            ("mrr", block.recall.mrr),
+            ("ndcg", block.recall.ndcg),
+        ]
+    if block.coverage is not None:
+        for name in ("concepts", "labels", "associations"):
+            counts = getattr(block.coverage, name)
+            if counts is not None:
+                scores.append((f"coverage.{name}", counts.value))
+    if block.citations is not None:
+        scores += [
+            ("citations.recall", block.citations.recall.value),
+            ("citations.locator_validity", block.citations.validity.value),
+        ]
+    return [(name, value + 0.0) for name, value in scores]
+
+
+@dataclass
+class CaseRunner:
+    """Runs cases against the server named by ``settings`` (one client per process)."""
+
+    settings: Settings
+    eval_set: EvalSet
+    thresholds: Thresholds | None
+    _client: TaguruClient | None = field(default=None, repr=False)
+
+    @property
+    def client(self) -> TaguruClient:
+        if self._client is None:
+            assert self.settings.base_url is not None, "the run has no server URL yet"
+            self._client = TaguruClient(self.settings.base_url, self.settings.token_value)
+        return self._client
+
+    def run_case(self, case: EvalCase) -> CaseBlock:
+        """Run the case's lanes in their fixed order and score them (server errors recorded)."""
+        lane = RunShape.from_settings(self.settings).passage_lane()
+        lanes, outcome = run_case_lanes(self.client, self.settings.context, case, lane)
+        return build_case_block(case, lanes, evidence=outcome.evidence, budget=outcome.budget)
+
+    def scalar_properties(self, block: CaseBlock) -> list[tuple[str, object]]:
+        """JUnit XML ``<properties>`` of a case: its scalar scores, never corpus text."""
+        return [(f"taguru.{name}", f"{value:.6f}") for name, value in scalar_scores(block)]
+
+    @staticmethod
+    def status_text(block: CaseBlock) -> str:
+        """The scores shown after PASSED/FAILED in verbose output."""
+        return ", ".join(f"{name} {value:.3f}" for name, value in scalar_scores(block))
+
+    @staticmethod
+    def block_json(block: CaseBlock) -> str:
+        """The case block as it travels to the controller (``artifact.dump_case_block``)."""
+        return dump_case_block(block)
+
+    def check_case_bounds(self, case: EvalCase, block: CaseBlock) -> None:
+        """Raise ``CaseRegression`` with the drill-down when a case-scoped bound is broken."""
+        if self.thresholds is None:
+            return
+        violations = case_violations(self.thresholds, block)
+        if violations:
+            raise CaseRegression(
+                render_drilldown(
+                    case=case,
+                    block=block,
+                    violations=violations,
+                    context=self.settings.context,
+                    eval_path=self.settings.eval_path,
+                )
+            )
+
+    def close(self) -> None:
+        if self._client is not None:
+            self._client.close()
+            self._client = None
+
+
+RUNNER_KEY = pytest.StashKey[CaseRunner]()

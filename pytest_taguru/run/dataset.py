@@ -1,0 +1,478 @@
+"""eval.jsonl: the dataset models and the interpret-mode loader (evaluate-run.md §2).
+
+One header line ``{"taguru_eval": 1, ...}``, then one case per non-blank line. Every error is
+fatal on first occurrence and raises ``UsageError`` (exit 2) with ``<path>: line <n>: …``,
+where ``<path>`` is the path exactly as given.
+
+Absent versus null is decided here, once:
+
+* case level — ``cues``/``expected_sources``/``expected_concepts``/``options``: ``null`` is an
+  error; ``expected_labels``/``expected_associations``/``expected_citations``: ``null`` = absent;
+* ``options.*``: ``null`` = absent;
+* inside ``expected_sources[]``/``expected_associations[]``/``expected_citations[]`` entries
+  ``null`` is an error, except ``quote`` (= absent) and ``section`` (three-valued: see
+  ``ExpectedCitation``).
+"""
+
+import json
+import math
+from types import UnionType
+from typing import Annotated, Any, Union, get_args, get_origin
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+from pydantic_core import ErrorDetails
+
+from pytest_taguru.core.jsontext import (
+    format_plain_f32,
+    has_lone_surrogate,
+    parse_serde_float,
+    to_f32,
+)
+from pytest_taguru.core.text import trim
+from pytest_taguru.core.textfile import UnreadableFile, read_utf8, split_lines
+from pytest_taguru.errors import UsageError
+
+EVAL_VERSION = 1
+DEFAULT_LIMIT = 10
+"""Hits asked of passage search when a case declares no ``options.limit``."""
+RESOLVE_LIMIT = 5
+"""``limit`` of every resolve request (cues and association positions)."""
+MAX_LIMIT = 1000
+MAX_RELEVANCE = 3
+
+U8_MAX = 2**8 - 1
+U32_MAX = 2**32 - 1
+U64_MAX = 2**64 - 1
+_I64_MIN = -(2**63)
+
+U8 = Annotated[int, Field(ge=0, le=U8_MAX)]
+U32 = Annotated[int, Field(ge=0, le=U32_MAX)]
+U64 = Annotated[int, Field(ge=0, le=U64_MAX)]
+
+# Strict: 3.0 is not an integer, "3" is not a number, true is not an integer.
+_FILE_SHAPE = ConfigDict(strict=True, extra="forbid", frozen=True)
+
+
+class EvalHeader(BaseModel):
+    """The first non-blank line. ``taguru_eval`` must equal 1 (checked by the loader)."""
+
+    model_config = _FILE_SHAPE
+
+    taguru_eval: U64
+    name: str | None = None
+    default_target: Any = None
+    """Any JSON; taguru ignores it. pytest-taguru reads ``default_target.context`` as a fallback."""
+
+    @property
+    def default_context(self) -> str | None:
+        """``default_target.context`` when it is a string that is not blank, else None."""
+        target = self.default_target
+        context = target.get("context") if isinstance(target, dict) else None
+        return context if isinstance(context, str) and trim(context) else None
+
+
+class ExpectedSource(BaseModel):
+    """One ``expected_sources[]`` entry; ``paragraphs == []`` means any paragraph of the source."""
+
+    model_config = _FILE_SHAPE
+
+    source: str
+    paragraphs: list[U32] = Field(default_factory=list)
+    relevance: U8 = 1
+    """The loader guarantees 0..=3; the wider u8 type is what parses (4-255 is a range error)."""
+
+
+class ExpectedAssociation(BaseModel):
+    """One ``expected_associations[]`` entry; all three positions required and non-blank."""
+
+    model_config = _FILE_SHAPE
+
+    subject: str
+    label: str
+    object: str
+
+
+class ExpectedCitation(BaseModel):
+    """One ``expected_citations[]`` entry (``paragraph`` is 0-based).
+
+    ``section`` is three-valued: key absent = do not check; ``null`` = assert the paragraph
+    lies outside every section; a string = assert exactly that label. pydantic records which
+    keys were given (``model_fields_set``), so ``section_declared`` tells absent from null.
+    """
+
+    model_config = _FILE_SHAPE
+
+    source: str
+    paragraph: U32
+    section: str | None = None
+    quote: str | None = None
+
+    @property
+    def section_declared(self) -> bool:
+        """True when the ``section`` key was present (its value may be null)."""
+        return "section" in self.model_fields_set
+
+
+class CaseOptions(BaseModel):
+    """``options``; ``floor`` holds the 32-bit float value the file's number converts to."""
+
+    model_config = _FILE_SHAPE
+
+    limit: U64 | None = None
+    floor: float | None = None
+    tags: list[str] = Field(default_factory=list)
+    since: U64 | None = None
+    until: U64 | None = None
+
+
+class EvalCase(BaseModel):
+    """One case line. ``line`` is its 1-based physical line number (not a JSON key)."""
+
+    model_config = _FILE_SHAPE
+
+    case_id: str
+    query: str
+    cues: list[str] = Field(default_factory=list)
+    expected_sources: list[ExpectedSource] = Field(default_factory=list)
+    expected_concepts: list[str] = Field(default_factory=list)
+    options: CaseOptions = Field(default_factory=CaseOptions)
+    expected_labels: list[str] = Field(default_factory=list)
+    expected_associations: list[ExpectedAssociation] = Field(default_factory=list)
+    expected_citations: list[ExpectedCitation] = Field(default_factory=list)
+    line: int = Field(default=0, exclude=True)
+
+    @property
+    def effective_limit(self) -> int:
+        """``options.limit`` when declared, else ``DEFAULT_LIMIT`` (10)."""
+        return DEFAULT_LIMIT if self.options.limit is None else self.options.limit
+
+
+class EvalSet(BaseModel):
+    """A loaded eval.jsonl: the path as given, its header, its cases in file order."""
+
+    model_config = ConfigDict(frozen=True)
+
+    path: str
+    header: EvalHeader
+    cases: list[EvalCase]
+
+    @property
+    def name(self) -> str | None:
+        """The header's ``name`` (``inputs.eval.name`` in the artifact)."""
+        return self.header.name
+
+    @property
+    def default_context(self) -> str | None:
+        """The header's ``default_target.context`` (a pytest-taguru fallback for the context)."""
+        return self.header.default_context
+
+
+class _LineError(Exception):
+    """A problem with one line; the message excludes the ``<path>: line <n>: `` prefix."""
+
+
+_CASE_KEYS = tuple(name for name in EvalCase.model_fields if name != "line")
+_CORE_KEYS = ("case_id", "query", "cues", "expected_sources", "expected_concepts", "options")
+_OPTION_EXTENSION_KEYS = ("floor", "tags", "since", "until")
+
+
+def load_eval_set(path: str) -> EvalSet:
+    """Load and validate ``path`` in interpret mode (§2), raising UsageError on the first error."""
+    try:
+        text = read_utf8(path)
+    except UnreadableFile as error:
+        raise UsageError(f"cannot read {path}: {error.reason}") from None
+    header: EvalHeader | None = None
+    cases: list[EvalCase] = []
+    case_ids: set[str] = set()
+    for number, raw_line in enumerate(split_lines(text), start=1):
+        line = trim(raw_line)
+        if not line:
+            continue
+        try:
+            value = _parse_json(line)
+            if header is None:
+                header = _read_header(value)
+            else:
+                cases.append(_read_case(value, number, case_ids))
+        except _LineError as error:
+            raise UsageError(f"{path}: line {number}: {error}") from None
+    if header is None:
+        raise UsageError(f"{path}: empty file: expected a taguru_eval header line")
+    if not cases:
+        raise UsageError(f"{path}: no cases: expected at least one case line after the header")
+    return EvalSet(path=path, header=header, cases=cases)
+
+
+def check_limits(eval_set: EvalSet) -> None:
+    """§1.3 step 3: every declared ``options.limit`` within 1..=1000, checked in file order."""
+    for case in eval_set.cases:
+        limit = case.options.limit
+        if limit is not None and not 1 <= limit <= MAX_LIMIT:
+            raise UsageError(
+                f"case '{case.case_id}': options.limit must be 1..={MAX_LIMIT}, got {limit}"
+            )
+
+
+# ---------------------------------------------------------------- JSON syntax (step 1)
+
+def _parse_json(line: str) -> Any:
+    """One JSON value, with serde_json's number rules (Python's json is more permissive)."""
+    try:
+        value = json.loads(
+            line,
+            parse_int=_parse_json_int,
+            parse_float=parse_serde_float,
+            parse_constant=_reject_constant,
+        )
+    except json.JSONDecodeError as error:
+        raise _LineError(f"not JSON: {error.msg} at column {error.colno}") from None
+    except ValueError as error:
+        raise _LineError(f"not JSON: {error}") from None
+    except RecursionError:
+        raise _LineError("not JSON: nesting too deep") from None
+    if has_lone_surrogate(value):
+        raise _LineError("not JSON: a \\u escape is a lone surrogate")
+    return value
+
+
+def _parse_json_int(text: str) -> int | float:
+    # serde_json reads -0 as the float -0.0, so it is not an integer.
+    if text == "-0":
+        return -0.0
+    if len(text) > 20 or not _I64_MIN <= int(text) <= U64_MAX:
+        parse_serde_float(text)  # serde reads it as a double: fails beyond the double range
+    return int(text)
+
+
+def _reject_constant(name: str) -> float:
+    raise ValueError(f"{name} is not a JSON value")
+
+
+# ---------------------------------------------------------------- header and cases
+
+
+def _read_header(value: Any) -> EvalHeader:
+    try:
+        header = EvalHeader.model_validate(value)
+    except ValidationError as error:
+        raise _LineError(f"not a valid eval header: {_describe(error, EvalHeader)}") from None
+    if header.taguru_eval != EVAL_VERSION:
+        raise _LineError(f"taguru_eval must be {EVAL_VERSION}, got {header.taguru_eval}")
+    return header
+
+
+def _read_case(value: Any, line: int, case_ids: set[str]) -> EvalCase:
+    """Validation steps 2-7 of §2.4, in order."""
+    case = _decode_core(value, line)
+    if not trim(case.case_id):
+        raise _LineError("case_id must not be empty")
+    tag = f"case '{case.case_id}'"
+    if not trim(case.query):
+        raise _LineError(f"{tag}: query must not be empty")
+    if case.case_id in case_ids:  # raw strings: "a" and " a" differ
+        raise _LineError(f"duplicate case_id '{case.case_id}'")
+    case_ids.add(case.case_id)
+    for expected in case.expected_sources:
+        if not trim(expected.source):
+            raise _LineError(f"{tag}: expected_sources: source must not be empty")
+        if expected.relevance > MAX_RELEVANCE:
+            raise _LineError(
+                f"{tag}: expected_sources relevance must be 0..={MAX_RELEVANCE}, "
+                f"got {expected.relevance}"
+            )
+    return _read_extensions(case, value, tag)
+
+
+def _decode_core(value: Any, line: int) -> EvalCase:
+    """Step 2: the core shape; the extension fields are only checked for being known keys."""
+    if not isinstance(value, dict):
+        raise _LineError(f"not a valid eval case: expected an object, got {_show(value)}")
+    for key in value:
+        if key not in _CASE_KEYS:
+            raise _LineError(f"not a valid eval case: {_unknown_field(key, _CASE_KEYS)}")
+    core = {key: value[key] for key in _CORE_KEYS if key in value}
+    options = core.get("options")
+    if isinstance(options, dict):
+        core["options"] = {k: v for k, v in options.items() if k not in _OPTION_EXTENSION_KEYS}
+    try:
+        return EvalCase.model_validate({**core, "line": line})
+    except ValidationError as error:
+        raise _LineError(f"not a valid eval case: {_describe(error, EvalCase)}") from None
+
+
+def _read_extensions(case: EvalCase, value: dict[str, Any], tag: str) -> EvalCase:
+    """Step 7: expected_labels, expected_associations, expected_citations, options.floor,
+    options.tags, options.since, options.until — decoded and checked in that order."""
+    labels = _decode_field(EvalCase, "expected_labels", value, tag)
+    if any(not trim(label) for label in labels):
+        raise _LineError(f"{tag}: expected_labels: entries must not be empty")
+
+    associations = _decode_field(EvalCase, "expected_associations", value, tag)
+    for association in associations:
+        if not all(trim(p) for p in (association.subject, association.label, association.object)):
+            raise _LineError(
+                f"{tag}: expected_associations: subject/label/object must not be empty"
+            )
+
+    citations = _decode_field(EvalCase, "expected_citations", value, tag)
+    for citation in citations:
+        if not trim(citation.source):
+            raise _LineError(f"{tag}: expected_citations: source must not be empty")
+        if citation.quote is not None and not trim(citation.quote):
+            raise _LineError(f"{tag}: expected_citations: quote must not be empty")
+
+    options = value.get("options") or {}
+    floor = _decode_floor(options.get("floor"), tag)
+    if floor is not None and not 0.0 <= floor <= 1.0:
+        raise _LineError(f"{tag}: options.floor must be 0.0..=1.0, got {format_plain_f32(floor)}")
+    extra_options = {
+        "floor": floor,
+        "tags": _decode_field(CaseOptions, "tags", options, tag, "options."),
+        "since": _decode_field(CaseOptions, "since", options, tag, "options."),
+        "until": _decode_field(CaseOptions, "until", options, tag, "options."),
+    }
+    return case.model_copy(
+        update={
+            "expected_labels": labels,
+            "expected_associations": associations,
+            "expected_citations": citations,
+            "options": case.options.model_copy(update=extra_options),
+        }
+    )
+
+
+def _field_type(model: type[BaseModel], name: str) -> Any:
+    field = model.model_fields[name]
+    return Annotated[(field.annotation, *field.metadata)] if field.metadata else field.annotation
+
+
+_ADAPTERS: dict[tuple[type[BaseModel], str], TypeAdapter[Any]] = {
+    (model, name): TypeAdapter(_field_type(model, name), config=ConfigDict(strict=True))
+    for model, names in (
+        (EvalCase, ("expected_labels", "expected_associations", "expected_citations")),
+        (CaseOptions, ("tags", "since", "until")),
+    )
+    for name in names
+}
+
+
+def _decode_field(
+    model: type[BaseModel], name: str, container: dict[str, Any], tag: str, prefix: str = ""
+) -> Any:
+    """``container[name]`` typed as ``model``'s field; absent or null gives the field default."""
+    raw = container.get(name)
+    if raw is None:
+        return model.model_fields[name].get_default(call_default_factory=True)
+    try:
+        return _ADAPTERS[(model, name)].validate_python(raw)
+    except ValidationError as error:
+        detail = _describe(error, _field_type(model, name))
+        raise _LineError(f"{tag}: {prefix}{name}: {detail}") from None
+
+
+def _decode_floor(raw: Any, tag: str) -> float | None:
+    if raw is None:
+        return None
+    if isinstance(raw, bool) or not isinstance(raw, int | float):
+        raise _LineError(f"{tag}: options.floor: expected a number, got {_show(raw)}")
+    return int_to_f32(raw) if isinstance(raw, int) else to_f32(raw)
+
+
+# ---------------------------------------------------------------- error descriptions
+
+
+def _describe(error: ValidationError, root: Any) -> str:
+    """The first pydantic error as ``<field path>: <problem>, got <value>``."""
+    detail: ErrorDetails = error.errors(include_url=False)[0]
+    location = tuple(detail["loc"])
+    kind = detail["type"]
+    if kind in ("missing", "extra_forbidden"):
+        parent, key = location[:-1], str(location[-1])
+        if kind == "missing":
+            problem = f"missing field `{key}`"
+        else:
+            model = _model_at(root, parent)
+            known = tuple(model.model_fields) if model is not None else ()
+            problem = _unknown_field(key, tuple(k for k in known if k != "line"))
+        return f"{_path(parent)}: {problem}" if parent else problem
+    message = detail["msg"]
+    problem = _PROBLEMS.get(kind, message[:1].lower() + message[1:])
+    if kind == "less_than_equal":
+        problem = problem.format(**detail.get("ctx", {}))
+    text = f"{problem}, got {_show(detail['input'])}"
+    return f"{_path(location)}: {text}" if location else text
+
+
+_PROBLEMS = {
+    "int_type": "expected an integer",
+    "string_type": "expected a string",
+    "list_type": "expected an array",
+    "model_type": "expected an object",
+    "dict_type": "expected an object",
+    "greater_than_equal": "expected an unsigned integer",
+    "less_than_equal": "expected an integer at most {le}",
+}
+
+
+def _unknown_field(key: str, known: tuple[str, ...]) -> str:
+    listing = ", ".join(f"`{name}`" for name in known)
+    return f"unknown field `{key}`, expected one of {listing}"
+
+
+def _path(location: tuple[int | str, ...]) -> str:
+    text = ""
+    for part in location:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else part)
+    return text
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, dict):
+        return "an object"
+    if isinstance(value, list):
+        return "an array"
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= 60 else text[:59] + "…"
+
+
+def _model_at(root: Any, location: tuple[int | str, ...]) -> type[BaseModel] | None:
+    """The model whose object sits at ``location`` below ``root`` (a model or a field type)."""
+    current = root
+    for part in (*location, None):
+        while True:  # unwrap Annotated[...] and X | None
+            origin = get_origin(current)
+            if origin is Annotated:
+                current = get_args(current)[0]
+            elif origin in (Union, UnionType):
+                current = next(arg for arg in get_args(current) if arg is not type(None))
+            else:
+                break
+        if part is None:
+            break
+        if isinstance(part, int):
+            current = get_args(current)[0]
+        elif isinstance(current, type) and issubclass(current, BaseModel):
+            current = current.model_fields[part].annotation
+        else:
+            return None
+    return current if isinstance(current, type) and issubclass(current, BaseModel) else None
+
+
+# ---------------------------------------------------------------- 32-bit floats
+
+
+def int_to_f32(value: int) -> float:
+    """serde_json's integer → f32: correctly rounded within i64/u64; beyond, serde reads the
+    integer as a double first (thresholds-and-compare.md Appendix N.2)."""
+    if not _I64_MIN <= value <= U64_MAX:
+        return to_f32(parse_serde_float(str(value)))
+    magnitude = abs(value)
+    excess = magnitude.bit_length() - 24  # f32 keeps 24 significant bits
+    if excess > 0:
+        quotient, remainder = divmod(magnitude, 1 << excess)
+        half = 1 << (excess - 1)
+        if remainder > half or (remainder == half and quotient & 1):
+            quotient += 1
+        magnitude = quotient << excess
+    return math.copysign(float(magnitude), value)

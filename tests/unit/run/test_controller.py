@@ -1,0 +1,226 @@
+"""The controller's run: exit-status precedence, when the artifact is written, the messages.
+
+``RunController`` is pytest-free; these tests hand it pytest's statuses directly and run it
+against an in-process reference server where the network is needed.
+"""
+
+import io
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from pytest_taguru.errors import ConfigFileError, RunError, UsageError
+from pytest_taguru.gate.thresholds import load_thresholds
+from pytest_taguru.run.case_runner import CaseRunner
+from pytest_taguru.run.controller import (
+    PYTEST_FAILED,
+    PYTEST_INTERNAL,
+    PYTEST_INTERRUPTED,
+    PYTEST_NO_TESTS,
+    PYTEST_OK,
+    PYTEST_USAGE,
+    RunController,
+    error_line,
+)
+from pytest_taguru.run.dataset import load_eval_set
+from pytest_taguru.run.settings import Settings, mask_url
+from pytest_taguru.score.metrics import definitions
+from pytest_taguru.server.runner import ReferenceServer
+
+CORPUS = (
+    '{"taguru_batch":1,"context":"mini","source":"a.md","create":{}}\n'
+    '{"passage":"Alpha widgets are red.\\n\\nAlpha widgets are cheap."}\n'
+    '{"taguru_batch":1,"context":"mini","source":"b.md"}\n'
+    '{"passage":"Beta gizmos are blue."}\n'
+)
+EVAL = (
+    '{"taguru_eval":1,"default_target":{"context":"mini"}}\n'
+    '{"case_id":"one","query":"alpha widgets","expected_sources":[{"source":"a.md"}]}\n'
+    '{"case_id":"two","query":"beta gizmos","expected_sources":[{"source":"b.md"}]}\n'
+    '{"case_id":"three","query":"gizmos","expected_sources":[{"source":"a.md"}],'
+    '"options":{"limit":1}}\n'
+)
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[ReferenceServer]:
+    corpus = tmp_path / "corpus.ndjson"
+    corpus.write_text(CORPUS, encoding="utf-8")
+    with ReferenceServer.from_import_files([corpus]) as running:
+        yield running
+
+
+def make_controller(
+    tmp_path: Path, url: str = "http://127.0.0.1:1", thresholds: str | None = None
+) -> RunController:
+    eval_path = tmp_path / "eval.jsonl"
+    eval_path.write_text(EVAL, encoding="utf-8")
+    eval_set = load_eval_set(str(eval_path))
+    gate = None
+    if thresholds is not None:
+        thresholds_path = tmp_path / "thresholds.json"
+        thresholds_path.write_text(thresholds, encoding="utf-8")
+        gate = load_thresholds(
+            str(thresholds_path),
+            metric_names=definitions().keys(),
+            case_ids=[c.case_id for c in eval_set.cases],
+        )
+    settings = Settings(
+        eval_path=str(eval_path),
+        context="mini",
+        base_url=url,
+        masked_url=mask_url(url),
+        out=str(tmp_path / "evaluation.json"),
+    )
+    return RunController(settings, eval_set, gate, stderr=io.StringIO(), environ={})
+
+
+def stderr_of(controller: RunController) -> str:
+    assert isinstance(controller.stderr, io.StringIO)
+    return controller.stderr.getvalue()
+
+
+def run_cases(controller: RunController, *case_ids: str) -> None:
+    """What the plugin does per case: run it in a ``CaseRunner``, hand its block over."""
+    runner = CaseRunner(controller.settings, controller.eval_set, controller.thresholds)
+    try:
+        for case in controller.eval_set.cases:
+            if case.case_id in case_ids:
+                controller.record_case(CaseRunner.block_json(runner.run_case(case)))
+    finally:
+        runner.close()
+
+
+# --- exit status precedence ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("pytest_status", "other_failures", "regressions", "expected"),
+    [
+        (PYTEST_OK, 0, 0, 0),
+        (PYTEST_FAILED, 0, 1, 3),
+        (PYTEST_FAILED, 1, 0, 1),
+        (PYTEST_FAILED, 1, 1, 1),
+        (PYTEST_FAILED, 0, 0, 1),
+        (PYTEST_NO_TESTS, 0, 0, 5),
+        (PYTEST_INTERRUPTED, 0, 1, 1),
+        (PYTEST_INTERNAL, 0, 0, 1),
+        (PYTEST_USAGE, 1, 1, 2),
+    ],
+)
+def test_exit_status_precedence(
+    tmp_path: Path, pytest_status: int, other_failures: int, regressions: int, expected: int
+) -> None:
+    controller = make_controller(tmp_path)
+    controller.other_failures = other_failures
+    controller.regressions = regressions
+
+    assert controller.exit_status(pytest_status) == expected
+
+
+def test_a_run_error_wins_over_everything_else(tmp_path: Path) -> None:
+    controller = make_controller(tmp_path)
+    controller.regressions = 2
+
+    assert controller.fail(UsageError("bad")) == 2
+    assert controller.exit_status(PYTEST_FAILED) == 2
+    assert stderr_of(controller) == "taguru: evaluate: bad\n"
+
+
+def test_the_regression_exit_code_is_configurable(tmp_path: Path) -> None:
+    controller = make_controller(tmp_path)
+    controller.settings = controller.settings.model_copy(update={"regression_exit_code": 9})
+    controller.regressions = 1
+
+    assert controller.exit_status(PYTEST_FAILED) == 9
+
+
+def test_error_lines() -> None:
+    assert error_line(RunError("x")) == "taguru: evaluate: x"
+    assert (
+        error_line(ConfigFileError("config c.env: line 1: …")) == "taguru: config c.env: line 1: …"
+    )
+
+
+# --- finishing ---------------------------------------------------------------------------------
+
+
+def test_a_session_that_never_started_writes_nothing(tmp_path: Path) -> None:
+    controller = make_controller(tmp_path)
+
+    assert controller.conclude(PYTEST_OK) == 0
+    assert controller.outcome is None
+    assert not (tmp_path / "evaluation.json").exists()
+    assert controller.closing_notice() is None
+
+
+def test_partial_run_writes_the_cases_that_ran_in_file_order(
+    tmp_path: Path, server: ReferenceServer
+) -> None:
+    controller = make_controller(tmp_path, server.url)
+    controller.start()
+    run_cases(controller, "three", "one")  # arrival order differs from file order
+
+    assert controller.conclude(PYTEST_OK) == 0
+
+    artifact = json.loads((tmp_path / "evaluation.json").read_text(encoding="utf-8"))
+    assert [case["case_id"] for case in artifact["cases"]] == ["one", "three"]
+    warning = (
+        "1 of 3 dataset case(s) did not run (deselected, skipped, not reached after "
+        "-x/--maxfail, or lost with a crashed worker); the artifact holds the 2 that ran"
+    )
+    assert artifact["warnings"] == [warning]
+    assert controller.outcome is not None
+    assert f"  WARNING: {warning}" in controller.outcome.lines
+    assert controller.closing_notice() is not None
+    assert stderr_of(controller) == f"evaluate → {server.url}\n"
+
+
+@pytest.mark.parametrize("status", [PYTEST_INTERRUPTED, PYTEST_INTERNAL, PYTEST_USAGE])
+def test_an_incomplete_session_leaves_the_previous_artifact(
+    tmp_path: Path, server: ReferenceServer, status: int
+) -> None:
+    controller = make_controller(tmp_path, server.url)
+    (tmp_path / "evaluation.json").write_text("previous", encoding="utf-8")
+    controller.start()
+    run_cases(controller, "one", "two", "three")
+
+    assert controller.conclude(status) == (2 if status == PYTEST_USAGE else 1)
+
+    assert (tmp_path / "evaluation.json").read_text(encoding="utf-8") == "previous"
+    assert "the pytest session did not complete" in stderr_of(controller)
+    assert controller.outcome is None
+
+
+def test_gate_failure_exits_with_the_regression_code_after_writing(
+    tmp_path: Path, server: ReferenceServer
+) -> None:
+    thresholds = '{"taguru_evaluate_thresholds":1,"aggregate":{"recall.recall_at_k":{"min":0.9}}}'
+    controller = make_controller(tmp_path, server.url, thresholds)
+    controller.start()
+    run_cases(controller, "one", "two", "three")
+
+    assert controller.conclude(PYTEST_OK) == 3
+
+    artifact = json.loads((tmp_path / "evaluation.json").read_text(encoding="utf-8"))
+    assert artifact["thresholds"]["passed"] is False
+    assert controller.outcome is not None
+    assert controller.outcome.lines[-2].startswith("  thresholds: FAIL — 1 violation(s)")
+    assert controller.closing_notice() is None
+
+
+def test_an_unwritable_artifact_is_a_run_failure(tmp_path: Path, server: ReferenceServer) -> None:
+    controller = make_controller(tmp_path, server.url)
+    controller.settings = controller.settings.model_copy(
+        update={"out": str(tmp_path / "missing" / "evaluation.json")}
+    )
+    controller.start()
+
+    assert controller.conclude(PYTEST_OK) == 1
+    assert stderr_of(controller) == (
+        f"evaluate → {server.url}\n"
+        f"taguru: evaluate: writing {controller.settings.out}: "
+        "No such file or directory (os error 2)\n"
+    )
