@@ -32,7 +32,6 @@ from pytest_taguru.artifact.case import (
     QueryQueried,
 )
 from pytest_taguru.artifact.evaluation import Distribution, Ratio
-from pytest_taguru.compare.classify import COMPARISON_METRICS
 from pytest_taguru.errors import TaguruError
 from pytest_taguru.run.client import CallFailed, TaguruClient
 from pytest_taguru.run.dataset import EvalCase, check_limits, load_eval_set
@@ -40,6 +39,7 @@ from pytest_taguru.run.lanes.passage import run_lanes
 from pytest_taguru.run.settings import bearer_token, check_base_url
 from pytest_taguru.score.case import build_case_block, satisfies
 from pytest_taguru.score.metrics import build_metrics
+from pytest_taguru.score.registry import COMPARISON_METRICS
 
 SUITE = Path(__file__).resolve().parent
 DEFAULT_EVAL = SUITE / "eval.jsonl"

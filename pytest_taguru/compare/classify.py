@@ -13,32 +13,17 @@ from pytest_taguru.artifact.view import (
     METRIC_SHAPES,
     BudgetLimits,
     CaseView,
-    CitationScoreView,
-    CoverageCountsView,
     EvaluationView,
     LoadedRun,
     decode_headline,
 )
+from pytest_taguru.score.registry import COMPARISON_METRICS, case_value
 
 CHANGES_VERSION = 1
 """The ``taguru_evaluation_changes`` stamp of the header line."""
 
 EPSILON = 1e-9
 """A per-case delta must exceed this magnitude, strictly, to count as a move (B.5)."""
-
-COMPARISON_METRICS = (
-    "recall.recall_at_k",
-    "recall.mrr",
-    "recall.ndcg",
-    "coverage.concepts",
-    "coverage.labels",
-    "coverage.associations",
-    "citations.recall",
-    "citations.locator_validity",
-    "diversity.sources",
-)
-"""The nine classification metrics, in record order (B.4): the case-scoped threshold metrics
-without ``latency.passage_ms``, whose run-to-run noise would flag most cases on a plain rerun."""
 
 # --- classification (B.3–B.6) ------------------------------------------------------------------
 
@@ -98,34 +83,6 @@ class ChangeReport:
     records: tuple[CaseChange, ...]
 
 
-def case_metric(case: CaseView, metric: str) -> float | None:
-    """The value of one of the nine metrics for a case, ``None`` when any link is absent (B.4)."""
-    recall, coverage, citations = case.recall, case.coverage, case.citations
-    score: CoverageCountsView | CitationScoreView | None
-    match metric:
-        case "recall.recall_at_k":
-            return recall.recall_at_k if recall is not None else None
-        case "recall.mrr":
-            return recall.mrr if recall is not None else None
-        case "recall.ndcg":
-            return recall.ndcg if recall is not None else None
-        case "coverage.concepts":
-            score = coverage.concepts if coverage is not None else None
-        case "coverage.labels":
-            score = coverage.labels if coverage is not None else None
-        case "coverage.associations":
-            score = coverage.associations if coverage is not None else None
-        case "citations.recall":
-            score = citations.recall if citations is not None else None
-        case "citations.locator_validity":
-            score = citations.validity if citations is not None else None
-        case "diversity.sources":
-            return case.diversity_sources
-        case _:
-            raise ValueError(f"not a comparison metric: {metric}")
-    return score.value if score is not None else None
-
-
 def _index(cases: list[CaseView], side: str, warnings: list[str]) -> dict[str, CaseView]:
     """case_id → case, the last occurrence winning; each repeat is warned about (B.3)."""
     index: dict[str, CaseView] = {}
@@ -150,7 +107,7 @@ def classify(
     """
     moved: list[MetricChange] = []
     for metric in COMPARISON_METRICS:
-        b, h = case_metric(base, metric), case_metric(head, metric)
+        b, h = case_value(base, metric), case_value(head, metric)
         if b is not None and h is not None:
             delta = h - b
             if delta > EPSILON:
@@ -172,7 +129,7 @@ def one_sided(kind: Literal["added", "removed"], case_id: str, case: CaseView) -
     """An ``added`` (HEAD only) or ``removed`` (BASE only) record: every metric with a value."""
     changes = []
     for metric in COMPARISON_METRICS:
-        value = case_metric(case, metric)
+        value = case_value(case, metric)
         if value is not None:
             base, head = (None, value) if kind == "added" else (value, None)
             changes.append(MetricChange(metric, base, head, None, "not_comparable"))

@@ -22,23 +22,10 @@ from pytest_taguru.core.jsontext import WRITE_NULL, format_plain
 from pytest_taguru.core.textfile import os_error_text
 from pytest_taguru.errors import UsageError
 from pytest_taguru.gate.file import Bound, ThresholdsFile, ThresholdsParseError, parse_thresholds
+from pytest_taguru.score.registry import CASE_SCOPED_METRICS, case_value
 
 THRESHOLDS_VERSION = 1
 """The only ``taguru_evaluate_thresholds`` stamp accepted (equality, not a range)."""
-
-CASE_SCOPED_METRICS = (
-    "citations.locator_validity",
-    "citations.recall",
-    "coverage.associations",
-    "coverage.concepts",
-    "coverage.labels",
-    "diversity.sources",
-    "latency.passage_ms",
-    "recall.mrr",
-    "recall.ndcg",
-    "recall.recall_at_k",
-)
-"""The ten names legal in ``cases.default`` and override maps (A.3.2)."""
 
 NO_SAMPLES_REASON = "no samples for this metric (n=0)"
 UNSTABLE_CORPUS_REASON = (
@@ -231,35 +218,6 @@ def check_bound(
         scope=scope, case_id=case_id, metric=metric, bound=side, threshold=threshold,
         actual=value, reason=reason,
     )
-
-
-def case_value(block: CaseBlock, metric: str) -> float | None:
-    """A case's own value for a case-scoped metric (table A.3.2); ``None`` = not applicable.
-
-    ``citations.locator_validity`` reads ``citations.validity.value``; ``diversity.sources``
-    reads the top-level ``diversity_sources``; ``latency.passage_ms`` always applies.
-    """
-    recall, coverage, citations = block.recall, block.coverage, block.citations
-    counts = {
-        "coverage.concepts": coverage.concepts if coverage else None,
-        "coverage.labels": coverage.labels if coverage else None,
-        "coverage.associations": coverage.associations if coverage else None,
-    }
-    if metric in counts:
-        found = counts[metric]
-        return None if found is None else found.value
-    values: dict[str, float | None] = {
-        "recall.recall_at_k": recall.recall_at_k if recall else None,
-        "recall.mrr": recall.mrr if recall else None,
-        "recall.ndcg": recall.ndcg if recall else None,
-        "citations.recall": citations.recall.value if citations else None,
-        "citations.locator_validity": citations.validity.value if citations else None,
-        "latency.passage_ms": float(block.passage.latency_ms),
-        "diversity.sources": None
-        if block.diversity_sources is None
-        else float(block.diversity_sources),
-    }
-    return values[metric]
 
 
 def effective_case_bounds(file: ThresholdsFile, case_id: str) -> dict[str, tuple[Bound, Origin]]:

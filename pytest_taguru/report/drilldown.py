@@ -33,10 +33,14 @@ from pytest_taguru.core.jsontext import Float32, dumps_compact
 from pytest_taguru.gate.thresholds import CaseViolation
 from pytest_taguru.run.dataset import RESOLVE_LIMIT, EvalCase, ExpectedSource
 from pytest_taguru.score.case import association_covered, is_valid, names_covered, satisfies
+from pytest_taguru.score.registry import METRICS, SEARCH
 
-PASSAGE_METRICS = frozenset(
-    {"recall.recall_at_k", "recall.mrr", "recall.ndcg", "latency.passage_ms", "diversity.sources"}
+SEARCHED_METRICS = frozenset(
+    metric.name
+    for metric in METRICS
+    if metric.case_path is not None and SEARCH in metric.source.split(", ")
 )
+"""The case-scoped metrics read from the passage search: reproducing one starts with it."""
 
 
 def json_body(fields: dict[str, Any]) -> str:
@@ -267,7 +271,7 @@ def _reproduction(
 ) -> list[str]:
     """The requests behind the violated metrics, each once, in lane order."""
     requests: list[str] = []
-    if metrics & PASSAGE_METRICS or "citations.recall" in metrics:
+    if metrics & SEARCHED_METRICS:
         requests += _passage_requests(case, block, context)
     if "coverage.concepts" in metrics:
         requests += _resolve_requests(case, block, context, "concept")

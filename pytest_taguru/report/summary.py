@@ -1,12 +1,12 @@
 """The run summary printed after the artifact is written (``evaluate-run.md`` §8.2).
 
-Pure rendering of numbers computed elsewhere (``metrics.run_summary``); the threshold lines
+Pure rendering of numbers computed elsewhere (``score.summary.run_summary``); the threshold lines
 come from ``gate_report``. Lines keep taguru's own wording so logs read the same.
 """
 
 from pytest_taguru.artifact.evaluation import Evaluation
 from pytest_taguru.report.assembly import assembly_summary_lines, fixed
-from pytest_taguru.score.metrics import RunSummary
+from pytest_taguru.score.summary import RunSummary
 
 
 def _mean(value: float | None) -> str:

@@ -17,6 +17,7 @@ from pytest_taguru.run.dataset import EvalCase, EvalSet
 from pytest_taguru.run.lanes.assembly import RunShape, run_case_lanes
 from pytest_taguru.run.settings import Settings
 from pytest_taguru.score.case import build_case_block
+from pytest_taguru.score.registry import CASE_SCORES, case_value
 
 
 class CaseRegression(Exception):
@@ -28,29 +29,18 @@ class CaseRegression(Exception):
 
 
 def scalar_scores(block: CaseBlock) -> list[tuple[str, float]]:
-    """A case's headline scores, for verbose output and JUnit XML ``<properties>``.
+    """A case's per-case scores (``registry.CASE_SCORES``), for verbose output and JUnit XML
+    ``<properties>``.
 
     A negative zero (an unmatched nDCG, as taguru computes it) is shown as ``0``: these are
     display texts, not the artifact.
     """
-    scores: list[tuple[str, float]] = []
-    if block.recall is not None:
-        scores += [
-            ("recall_at_k", block.recall.recall_at_k),
-            ("mrr", block.recall.mrr),
-            ("ndcg", block.recall.ndcg),
-        ]
-    if block.coverage is not None:
-        for name in ("concepts", "labels", "associations"):
-            counts = getattr(block.coverage, name)
-            if counts is not None:
-                scores.append((f"coverage.{name}", counts.value))
-    if block.citations is not None:
-        scores += [
-            ("citations.recall", block.citations.recall.value),
-            ("citations.locator_validity", block.citations.validity.value),
-        ]
-    return [(name, value + 0.0) for name, value in scores]
+    return [
+        # Today's display names drop the ``recall.`` family prefix (``recall_at_k``, ``mrr``).
+        (name.removeprefix("recall."), value + 0.0)
+        for name in CASE_SCORES
+        if (value := case_value(block, name)) is not None
+    ]
 
 
 @dataclass

@@ -35,7 +35,8 @@ from pytest_taguru.run.dataset import DEFAULT_LIMIT, RESOLVE_LIMIT, EvalSet
 from pytest_taguru.run.lanes.assembly import RunShape
 from pytest_taguru.run.preflight import ContextFacts, PreflightFacts, reread_context, run_preflight
 from pytest_taguru.run.settings import Settings
-from pytest_taguru.score.metrics import build_metrics, definitions, run_summary
+from pytest_taguru.score.metrics import build_metrics, definitions
+from pytest_taguru.score.summary import run_summary
 
 if TYPE_CHECKING:
     from pytest_taguru.server.runner import ReferenceServer

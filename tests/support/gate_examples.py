@@ -18,7 +18,8 @@ from pytest_taguru.artifact.evaluation import (
     Ratio,
 )
 from pytest_taguru.gate.thresholds import Thresholds, check_thresholds
-from pytest_taguru.score.metrics import definitions, distribution
+from pytest_taguru.score.metrics import definitions
+from pytest_taguru.score.shapes import distribution
 
 GOLDEN = GOLDEN / "thresholds"
 METRIC_NAMES = frozenset(definitions())

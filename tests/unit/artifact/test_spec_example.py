@@ -29,7 +29,8 @@ from pytest_taguru.core.jsontext import dumps_pretty
 from pytest_taguru.core.text import normalize_entry, trim
 from pytest_taguru.run.dataset import EvalCase
 from pytest_taguru.score.case import LaneResults, build_case_block, served_locators
-from pytest_taguru.score.metrics import InvalidLocator, build_metrics, run_summary
+from pytest_taguru.score.metrics import build_metrics
+from pytest_taguru.score.summary import InvalidLocator, run_summary
 
 GOLDEN = SPEC_7_8_EVALUATION
 

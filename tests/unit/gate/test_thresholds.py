@@ -30,16 +30,15 @@ from pytest_taguru.core.jsontext import dumps_compact, dumps_pretty, parse_serde
 from pytest_taguru.errors import UsageError
 from pytest_taguru.gate.file import Bound, ThresholdsParseError, parse_thresholds
 from pytest_taguru.gate.thresholds import (
-    CASE_SCOPED_METRICS,
     Thresholds,
     bound_problem,
-    case_value,
     case_violations,
     check_bound,
     check_thresholds,
     evaluate_gate,
     load_thresholds,
 )
+from pytest_taguru.score.registry import CASE_SCOPED_METRICS
 
 STAMP = '"taguru_evaluate_thresholds":1'
 
@@ -425,44 +424,6 @@ def block(**fields: Any) -> CaseBlock:
         {"case_id": "c1", "query": "q", "passage": {"outcome": "searched", "latency_ms": 12}}
         | fields
     )
-
-
-def test_case_values_come_from_the_documented_paths() -> None:
-    full = block(
-        recall={"recall_at_k": 0.1, "mrr": 0.2, "ndcg": 0.3, "expected_total": 1, "matched": 0},
-        coverage={
-            "concepts": {"expected": 2, "matched": 1, "value": 0.4},
-            "labels": {"expected": 2, "matched": 1, "value": 0.5},
-            "associations": {"expected": 2, "matched": 1, "value": 0.6},
-        },
-        citations={
-            "recall": {"expected_total": 2, "matched": 1, "value": 0.7},
-            "validity": {"expected_total": 2, "valid": 1, "value": 0.8},
-        },
-        diversity_sources=3,
-    )
-    assert {name: case_value(full, name) for name in CASE_SCOPED_METRICS} == {
-        "recall.recall_at_k": 0.1,
-        "recall.mrr": 0.2,
-        "recall.ndcg": 0.3,
-        "coverage.concepts": 0.4,
-        "coverage.labels": 0.5,
-        "coverage.associations": 0.6,
-        "citations.recall": 0.7,
-        "citations.locator_validity": 0.8,
-        "latency.passage_ms": 12.0,
-        "diversity.sources": 3.0,
-    }
-    failed = CaseBlock.model_validate(
-        {
-            "case_id": "c1",
-            "query": "q",
-            "passage": {"outcome": "failed", "message": "m", "latency_ms": 9},
-        }
-    )
-    assert [name for name in CASE_SCOPED_METRICS if case_value(failed, name) is not None] == [
-        "latency.passage_ms"
-    ]
 
 
 def test_override_replaces_per_metric_and_can_add_a_metric() -> None:

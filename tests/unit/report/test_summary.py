@@ -6,7 +6,8 @@ from paths import SPEC_7_8_EVALUATION
 
 from pytest_taguru.artifact.evaluation import Evaluation, parse_evaluation
 from pytest_taguru.report.summary import REPORT_ONLY_NOTICE, summary_lines
-from pytest_taguru.score.metrics import InvalidLocator, RunSummary, build_metrics, run_summary
+from pytest_taguru.score.metrics import build_metrics
+from pytest_taguru.score.summary import InvalidLocator, RunSummary, run_summary
 
 GOLDEN = SPEC_7_8_EVALUATION
 

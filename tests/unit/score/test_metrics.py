@@ -1,120 +1,29 @@
-"""Metric shapes, catalog and populations of evaluate-run.md §6 and assembly.md §1.11."""
+"""The metrics block: catalog and populations of evaluate-run.md §6 and assembly.md §1.11."""
 
-import math
 from typing import Any
 
-import pytest
+from case_blocks import make_case, probe, resolved_check, unresolved_check
 from hypothesis import given
 from hypothesis import strategies as st
 from paths import SPEC_7_8_EVALUATION
 
 from pytest_taguru.artifact.case import (
-    AssociationProbe,
     CaseBlock,
-    CheckResolved,
-    CheckUnresolved,
     CitationCheck,
     CueResolution,
-    PassageFailed,
-    PassageSearched,
-    PositionAmbiguous,
-    PositionErrored,
-    PositionNotFound,
-    PositionResolved,
     QueryErrored,
     QueryQueried,
     QuoteCheck,
-    Recall,
     SectionMatched,
     SectionMismatched,
     Structural,
 )
 from pytest_taguru.artifact.evaluation import Distribution, Ratio, parse_evaluation, to_jsonable
-from pytest_taguru.score.case import citations_block
-from pytest_taguru.score.metrics import (
-    CATALOG,
-    InvalidLocator,
-    build_metrics,
-    definitions,
-    distribution,
-    ratio,
-    run_summary,
-)
+from pytest_taguru.score.metrics import build_metrics, definitions
+from pytest_taguru.score.registry import METRICS
+from pytest_taguru.score.shapes import distribution, ratio
 
 GOLDEN = SPEC_7_8_EVALUATION
-
-
-# --- §6.1 value shapes -------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize(
-    ("samples", "p50", "p90", "p99"),
-    [
-        ([7], 7.0, 7.0, 7.0),
-        ([1, 2], 1.0, 2.0, 2.0),
-        ([1, 2, 3, 4], 2.0, 4.0, 4.0),
-        (list(range(1, 11)), 5.0, 9.0, 10.0),
-        (list(range(1, 101)), 50.0, 90.0, 99.0),
-    ],
-)
-def test_nearest_rank_checks(samples: list[int], p50: float, p90: float, p99: float) -> None:
-    value = distribution(samples)
-    assert (value.p50, value.p90, value.p99) == (p50, p90, p99)
-
-
-def test_distribution_writes_doubles_for_integer_samples() -> None:
-    value = distribution([9, 3])
-    assert to_jsonable(value) == {
-        "n": 2, "min": 3.0, "p50": 3.0, "p90": 9.0, "p99": 9.0, "max": 9.0, "mean": 6.0,
-        "sum": 12.0,
-    }  # fmt: skip
-    assert all(type(stat) is float for stat in (value.min, value.max, value.mean, value.sum))
-
-
-def test_empty_distribution_is_all_nulls() -> None:
-    assert to_jsonable(distribution([])) == {
-        "n": 0, "min": None, "p50": None, "p90": None, "p99": None, "max": None, "mean": None,
-        "sum": None,
-    }  # fmt: skip
-
-
-def test_distribution_drops_non_finite_samples() -> None:
-    value = distribution([math.nan, 2.0, math.inf, -math.inf])
-    assert (value.n, value.min, value.max, value.sum) == (1, 2.0, 2.0, 2.0)
-
-
-def test_distribution_sums_the_sorted_samples() -> None:
-    # Left to right as given: (1e16 - 1e16) + 1 = 1.0; sorted: (-1e16 + 1) + 1e16 = 0.0.
-    value = distribution([1e16, -1e16, 1.0])
-    assert value.sum == 0.0 and value.mean == 0.0
-
-
-def test_distribution_sums_from_negative_zero_in_total_order() -> None:
-    value = distribution([-0.0, -0.0])
-    assert value.sum is not None and math.copysign(1.0, value.sum) == -1.0
-    mixed = distribution([0.0, -0.0])
-    assert mixed.min is not None and math.copysign(1.0, mixed.min) == -1.0
-
-
-def test_ratio_shapes() -> None:
-    assert to_jsonable(ratio(0, 0)) == {"value": None, "n": 0, "numerator": None}
-    assert to_jsonable(ratio(1, 4)) == {"value": 0.25, "n": 4, "numerator": 1}
-    assert to_jsonable(ratio(0, 2)) == {"value": 0.0, "n": 2, "numerator": 0}
-
-
-@given(st.lists(st.floats(allow_nan=True, allow_infinity=True), max_size=40))
-def test_percentiles_are_observed_samples(samples: list[float]) -> None:
-    value = distribution(samples)
-    finite = [sample for sample in samples if math.isfinite(sample)]
-    assert value.n == len(finite)
-    if not finite:
-        assert value.min is None and value.mean is None
-        return
-    for stat in (value.min, value.p50, value.p90, value.p99, value.max):
-        assert stat in finite
-    assert value.min is not None and value.max is not None and value.p50 is not None
-    assert value.p90 is not None and value.p99 is not None
-    assert value.min <= value.p50 <= value.p90 <= value.p99 <= value.max
 
 
 # --- §6.2 / §6.3 catalog and definitions -------------------------------------------------------
@@ -122,7 +31,7 @@ def test_percentiles_are_observed_samples(samples: list[float]) -> None:
 
 def test_definitions_cover_the_catalog_in_byte_order() -> None:
     names = list(definitions())
-    assert len(names) == 31 == len(CATALOG)
+    assert len(names) == 31 == len(METRICS)
     assert names == sorted(names, key=lambda name: name.encode())
 
 
@@ -140,54 +49,6 @@ def test_definitions_agree_with_the_spec_example_except_prose() -> None:
         ), name
         assert (definition.caveat is None) == (theirs.caveat is None), name
         assert definition.description and definition.description != theirs.description, name
-
-
-# --- §6.2 populations --------------------------------------------------------------------------
-
-
-def positions(latency: int) -> dict[str, Any]:
-    return {
-        "subject": PositionErrored(message="down", latency_ms=latency),
-        "label": PositionNotFound(latency_ms=latency),
-        "object": PositionAmbiguous(tier="semantic", candidates=["a", "b"], latency_ms=latency),
-    }
-
-
-def probe(query: QueryQueried | QueryErrored | None, latency: int = 1) -> AssociationProbe:
-    return AssociationProbe(
-        subject_cue="s", label_cue="l", object_cue="o", query=query, **positions(latency)
-    )
-
-
-def make_case(
-    *,
-    failed: bool = False,
-    structural: Structural | None = None,
-    checks: list[CitationCheck] | None = None,
-    latency: int = 1,
-    **extra: Any,
-) -> CaseBlock:
-    passage = (
-        PassageFailed(message="x", latency_ms=latency)
-        if failed
-        else PassageSearched(hits=[], latency_ms=latency)
-    )
-    return CaseBlock(
-        case_id="c",
-        query="q",
-        passage=passage,
-        structural=structural,
-        citations=citations_block(checks) if checks else None,
-        **extra,
-    )
-
-
-def resolved_check(**fields: Any) -> CheckResolved:
-    return CheckResolved(source="a", paragraph=0, served=False, **fields)
-
-
-def unresolved_check(code: str | None, latency: int = 1) -> CheckUnresolved:
-    return CheckUnresolved(source="a", paragraph=0, served=False, code=code, latency_ms=latency)
 
 
 def test_passage_latency_includes_failed_passages() -> None:
@@ -332,78 +193,3 @@ def test_metrics_always_have_all_31_keys_in_order(cases: list[CaseBlock]) -> Non
     for name, value in metrics.items():
         shape = Distribution if definitions()[name].statistic == "distribution" else Ratio
         assert isinstance(value, shape), name
-
-
-# --- §8.2 summary numbers ----------------------------------------------------------------------
-
-
-def test_summary_lists_three_invalid_locators_and_counts_the_rest() -> None:
-    first = [unresolved_check(None) for _ in range(2)]
-    second: list[CitationCheck] = [
-        CheckUnresolved(source=f"s{index}", paragraph=index, served=True) for index in range(3)
-    ]
-    second.insert(1, resolved_check())
-    summary = run_summary([make_case(checks=list(first)), make_case(checks=second)])
-    assert summary.invalid_locators == (
-        InvalidLocator("a", 0),
-        InvalidLocator("a", 0),
-        InvalidLocator("s0", 0),
-    )
-    assert summary.more_invalid_locators == 2
-    assert summary.citation_cases == 2
-    assert summary.mean_locator_validity == 0.125
-
-
-def test_summary_of_an_empty_run() -> None:
-    summary = run_summary([])
-    assert (summary.cases, summary.recall_cases, summary.cross_tab_cases) == (0, 0, 0)
-    assert summary.mean_ndcg is None
-    assert summary.invalid_locators == () and summary.more_invalid_locators == 0
-
-
-def test_summary_counts_association_positions_only() -> None:
-    structural = Structural(
-        cues=[CueResolution(cue="c", kind="concept")],
-        associations=[
-            AssociationProbe(
-                subject_cue="s", label_cue="l", object_cue="o",
-                subject=PositionAmbiguous(tier="lexical"), label=PositionNotFound(),
-                object=PositionResolved(name="o", tier="lexical"),
-            ),
-            probe(None),
-        ],
-    )  # fmt: skip
-    summary = run_summary([make_case(structural=structural), make_case(failed=True)])
-    assert (summary.passage_ok, summary.passage_failed, summary.structural_cases) == (1, 1, 1)
-    assert (summary.ambiguous_positions, summary.not_found_positions) == (2, 2)
-
-
-def test_summary_means_are_plain_means_in_case_order() -> None:
-    # taguru sums the per-case values in case order (not in the sorted order of a
-    # distribution's sum); for these four values the two means round differently.
-    values = [1.0, 1 / 3, 0.75, 2 / 3]
-    cases = [
-        make_case(recall=Recall(recall_at_k=v, mrr=v, ndcg=v, expected_total=1, matched=1))
-        for v in values
-    ]
-    summary = run_summary(cases)
-    assert f"{distribution(values).mean:.3f}" == "0.688"
-    assert f"{summary.mean_recall_at_k:.3f}" == "0.687"
-    assert summary.mean_mrr == summary.mean_ndcg == summary.mean_recall_at_k
-    served = [(1, 1), (1, 3), (3, 4), (2, 3)]  # (served, declared) per case
-    citations = [
-        make_case(
-            checks=[
-                CheckResolved(source="a", paragraph=0, served=n < hit) for n in range(total)
-            ]
-        )
-        for hit, total in served
-    ]
-    assert f"{run_summary(citations).mean_citation_recall:.3f}" == "0.687"
-
-
-def test_summary_mean_of_unmatched_ndcgs_keeps_the_sign_of_zero() -> None:
-    # Every nDCG is -0.0 (nothing matched), so taguru's mean is -0.0 and prints "-0.000".
-    miss = Recall(recall_at_k=0.0, mrr=0.0, ndcg=-0.0, expected_total=1, matched=0)
-    summary = run_summary([make_case(recall=miss), make_case(recall=miss)])
-    assert f"{summary.mean_ndcg:.3f} {summary.mean_mrr:.3f}" == "-0.000 0.000"
