@@ -1,31 +1,76 @@
-"""The ``--taguru-*`` flags and their ``taguru_*`` ini keys, read as plain values.
+"""The option table: every ``--taguru-*`` flag declared once, and pytest's view of it.
+
+One :class:`OptionSpec` per flag gives its plugin flag (``--taguru-<name>``), its ini key
+(``taguru_<name>``), its ``taguru-evaluate`` spelling (taguru's own ``--<name>``), metavar,
+help text, the parser of its value and how it relates to other flags. pytest's option group and
+ini keys (here), ``RawOptions`` and the start-up checks (``run.flag_values``), the drop-in's
+scanner, its command line and usage text (``cli.run``) and the offline gate's arguments
+(``cli.gate``) are all derived from :data:`OPTION_SPECS`.
 
 This is all the plugin loads when it is inert: it imports nothing beyond the standard library
-and pytest, so a session without ``--taguru-eval`` pays for two dozen option declarations and
-nothing else. Validation lives in ``prepare`` and is imported only when a run is requested.
+and pytest, so a session without ``--taguru-eval`` pays for the declarations and nothing else.
+Parsers are named here (:data:`ParserName`) and implemented in ``run.flag_values``, imported
+only when a run is requested.
 """
 
 import os
 from dataclasses import dataclass
+from typing import Literal
 
 import pytest
 
 FlagValues = dict[str, str | bool | None]
 """Option ``dest`` → the value as given (command line over ini); None when not given."""
 
+PLUGIN_FLAG_PREFIX = "--taguru-"
+CLI_FLAG_PREFIX = "--"
+"""The drop-in's spelling: taguru's own flag names, so its messages are taguru's."""
+
+DEFAULT_ADDR = "127.0.0.1:8248"
+"""The server address when neither ``--url`` nor ``TAGURU_ADDR`` names one (§1.4)."""
+DEFAULT_OUT = "evaluation.json"
+DEFAULT_REGRESSION_EXIT_CODE = 3
+
+ParserName = Literal["positive_int", "exit_status"]
+"""A value parser of ``run.flag_values`` (``PARSERS``); its message is ``<flag> needs …``."""
+
 
 @dataclass(frozen=True)
 class OptionSpec:
-    """One ``--taguru-<name>`` flag and its ``taguru_<name>`` ini key."""
+    """One flag: ``--taguru-<name>`` for pytest, ini key ``taguru_<name>``, ``--<name>`` for
+    ``taguru-evaluate``."""
 
     name: str
-    metavar: str | None  # None: a flag without value
+    metavar: str | None
+    """None: a switch (no value)."""
     help: str
+    """What the flag does, for every surface; the notes below are appended per surface."""
+    needs: str = ""
+    """What the flag takes, in ``<flag> needs <what>`` when its value is missing (taguru's
+    words), for a value that is neither a path (``a file path``) nor parsed (the parser's)."""
     is_path: bool = False
+    """An ini value is relative to the ini file; a missing value ``needs a file path``."""
+    parse: ParserName | None = None
+    drop_in: bool = True
+    """``taguru evaluate`` has this flag (else ``taguru-evaluate`` refuses it as unknown)."""
+    required: bool = False
+    """taguru refuses a run without it (``<flag> <METAVAR> is required``)."""
+    fallback: str | None = None
+    """What the plugin uses for a required flag that was not given (the drop-in has none)."""
+    requires: str | None = None
+    """The name of a switch this flag is only legal with."""
+    excludes: str | None = None
+    """The name of a flag this one cannot be combined with."""
+    field: str | None = None
+    """The ``RawOptions`` attribute, when it is not the name in snake case."""
 
     @property
     def flag(self) -> str:
-        return f"--taguru-{self.name}"
+        return PLUGIN_FLAG_PREFIX + self.name
+
+    @property
+    def cli_flag(self) -> str:
+        return CLI_FLAG_PREFIX + self.name
 
     @property
     def dest(self) -> str:
@@ -35,42 +80,112 @@ class OptionSpec:
     def ini(self) -> str:
         return self.dest
 
+    @property
+    def attribute(self) -> str:
+        return self.field or self.name.replace("-", "_")
+
+    def synopsis(self, prefix: str) -> str:
+        """``--eval FILE`` / ``--assembly``: the flag spelled with ``prefix``, then its metavar."""
+        flag = prefix + self.name
+        return flag if self.metavar is None else f"{flag} {self.metavar}"
+
+    def help_text(self, prefix: str) -> str:
+        """The help with the notes of the surface that spells flags with ``prefix``."""
+        notes = []
+        if self.required and prefix == CLI_FLAG_PREFIX:
+            notes.append("required")
+        if self.fallback is not None and prefix == PLUGIN_FLAG_PREFIX:
+            notes.append(f"default: {self.fallback}")
+        if self.requires is not None:
+            notes.append(f"requires {prefix}{self.requires}")
+        if self.excludes is not None:
+            notes.append(f"not with {prefix}{self.excludes}")
+        return f"{self.help} ({'; '.join(notes)})" if notes else self.help
+
+
+_BUDGET = "budget per case, >= 1 (assembly, or baseline truncation)"
 
 OPTION_SPECS = (
-    OptionSpec("eval", "FILE", "eval.jsonl to run: every case becomes a test item.", True),
     OptionSpec(
-        "context", "NAME", "context to evaluate (default: the eval header's default_target)."
+        "eval",
+        "FILE",
+        "the eval.jsonl to run; every case becomes a test item",
+        is_path=True,
+        required=True,
+        field="eval_path",
     ),
-    OptionSpec("url", "URL", "taguru server URL (default: TAGURU_ADDR or 127.0.0.1:8248)."),
-    OptionSpec("config", "FILE", "env-file read before the URL is resolved (TAGURU_CONFIG).", True),
-    OptionSpec("out", "FILE", "where to write evaluation.json (default: evaluation.json).", True),
-    OptionSpec("thresholds", "FILE", "thresholds file; a broken bound exits 3.", True),
-    OptionSpec("assembly", None, "evaluate POST /evidence assembly instead of passage search."),
-    OptionSpec("max-items", "N", "item budget per case (assembly, or baseline truncation)."),
-    OptionSpec("max-bytes", "N", "byte budget per case (assembly, or baseline truncation)."),
-    OptionSpec("max-tokens", "N", "token budget per case (assembly, or baseline truncation)."),
-    OptionSpec("rerank", "MODEL", "reranker model for assembly (needs --taguru-assembly)."),
     OptionSpec(
-        "serve", "IMPORT_FILE", "start the embedded reference server loaded with this file.", True
+        "context",
+        "NAME",
+        "the context to evaluate",
+        needs="a name",
+        required=True,
+        fallback="the eval header's default_target",
     ),
-    OptionSpec("regression-exit-code", "N", "exit status of a quality regression (default 3)."),
+    OptionSpec(
+        "url", "URL", f"the server (default: TAGURU_ADDR, else {DEFAULT_ADDR})", needs="a value"
+    ),
+    OptionSpec(
+        "config",
+        "FILE",
+        "an env file read before the URL is resolved (default: TAGURU_CONFIG)",
+        is_path=True,
+    ),
+    OptionSpec(
+        "out", "FILE", f"where to write evaluation.json (default: {DEFAULT_OUT})", is_path=True
+    ),
+    OptionSpec(
+        "thresholds",
+        "FILE",
+        f"the thresholds file; a violated bound exits {DEFAULT_REGRESSION_EXIT_CODE}",
+        is_path=True,
+    ),
+    OptionSpec(
+        "assembly", None, "evaluate the assembled evidence package instead of passage search"
+    ),
+    OptionSpec("max-items", "N", f"item {_BUDGET}", parse="positive_int"),
+    OptionSpec("max-bytes", "N", f"byte {_BUDGET}", parse="positive_int"),
+    OptionSpec("max-tokens", "N", f"token {_BUDGET}", parse="positive_int"),
+    OptionSpec(
+        "rerank", "MODEL", "rerank model for assembly", needs="a model name", requires="assembly"
+    ),
+    OptionSpec(
+        "serve",
+        "IMPORT_FILE",
+        "start the embedded reference server loaded with this file",
+        is_path=True,
+        drop_in=False,
+        excludes="url",
+        field="serve_import",
+    ),
+    OptionSpec(
+        "regression-exit-code",
+        "N",
+        f"exit status when the gate fails (default {DEFAULT_REGRESSION_EXIT_CODE})",
+        parse="exit_status",
+        drop_in=False,
+    ),
 )
+
+OPTIONS = {spec.name: spec for spec in OPTION_SPECS}
+"""The table by name."""
 
 
 def add_options(parser: pytest.Parser) -> None:
     """Declare every flag (default None, so "typed" is detectable) and its ini key."""
     group = parser.getgroup("taguru", "taguru retrieval & citation quality gate")
     for spec in OPTION_SPECS:
+        help_text = spec.help_text(PLUGIN_FLAG_PREFIX)
         if spec.metavar is None:
             group.addoption(
-                spec.flag, action="store_true", default=None, dest=spec.dest, help=spec.help
+                spec.flag, action="store_true", default=None, dest=spec.dest, help=help_text
             )
-            parser.addini(spec.ini, spec.help, type="bool", default=False)
+            parser.addini(spec.ini, help_text, type="bool", default=False)
         else:
             group.addoption(
-                spec.flag, default=None, dest=spec.dest, metavar=spec.metavar, help=spec.help
+                spec.flag, default=None, dest=spec.dest, metavar=spec.metavar, help=help_text
             )
-            parser.addini(spec.ini, spec.help, type="string", default="")
+            parser.addini(spec.ini, help_text, type="string", default="")
 
 
 def _ini_value(config: pytest.Config, spec: OptionSpec) -> str | None:
@@ -99,11 +214,19 @@ def given_flags(config: pytest.Config) -> FlagValues | None:
             values[spec.dest] = bool(cli) or bool(config.getini(spec.ini))
         else:
             values[spec.dest] = cli if cli is not None else _ini_value(config, spec)
-    if values["taguru_eval"] is None and not typed:
+    if values[OPTIONS["eval"].dest] is None and not typed:
         return None
-    # One server target: a --taguru-url or --taguru-serve typed on the command line replaces
-    # the other coming from the ini file (``pytest example_suite --taguru-url …``).
-    for typed_name, other in (("taguru_url", "taguru_serve"), ("taguru_serve", "taguru_url")):
-        if config.getoption(typed_name) is not None and config.getoption(other) is None:
-            values[other] = None
+    # Of two flags that exclude each other (one server target: --taguru-url or --taguru-serve),
+    # the one typed on the command line replaces the other coming from the ini file
+    # (``pytest example_suite --taguru-url …``).
+    for spec in OPTION_SPECS:
+        if spec.excludes is None:
+            continue
+        pair = (spec, OPTIONS[spec.excludes])
+        for typed_one, other in (pair, pair[::-1]):
+            if (
+                config.getoption(typed_one.dest) is not None
+                and config.getoption(other.dest) is None
+            ):
+                values[other.dest] = None
     return values

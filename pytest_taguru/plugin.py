@@ -36,7 +36,8 @@ def pytest_cmdline_main(config: pytest.Config) -> int | None:
     # Imported only now: an inert plugin must not cost its users the run machinery's imports.
     from pytest_taguru.errors import TaguruError
     from pytest_taguru.run.controller import error_line
-    from pytest_taguru.run.prepare import prepare_run, raw_options
+    from pytest_taguru.run.flag_values import raw_options
+    from pytest_taguru.run.prepare import prepare_run
 
     try:
         config.stash[PREPARED_KEY] = prepare_run(raw_options(values))

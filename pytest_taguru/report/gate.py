@@ -1,33 +1,24 @@
 """How a gate verdict is shown: terminal lines, GitHub annotations, the Markdown step summary.
 
-Rendering is pure; :func:`publish_github` and :func:`run_gate` (the offline
-``taguru-evaluate gate`` subcommand) are the only functions that touch files or streams.
-Terminal lines follow ``evaluate-run.md`` §8.2 item 9 and ``thresholds-and-compare.md`` A.7.
+Rendering is pure; :func:`publish_github` is the only function that touches files or streams.
+A live run (``run.controller``) and the offline ``taguru-evaluate gate`` (``cli.gate``) both
+show their verdict with these. Terminal lines follow ``evaluate-run.md`` §8.2 item 9 and
+``thresholds-and-compare.md`` A.7.
 """
 
-import argparse
-import os
 import re
 import sys
-from collections.abc import Mapping, Sequence
-from typing import Any, NoReturn, TextIO
+from collections.abc import Mapping
+from typing import TextIO
 
-from pytest_taguru.artifact.evaluation import ArtifactError, Evaluation, parse_evaluation
-from pytest_taguru.errors import UsageError
+from pytest_taguru.artifact.evaluation import Evaluation
 from pytest_taguru.gate.file import ThresholdsFile
-from pytest_taguru.gate.thresholds import (
-    GateReport,
-    Violation,
-    evaluate_gate,
-    load_thresholds,
-    read_input,
-)
+from pytest_taguru.gate.thresholds import GateReport, Violation
 
 CASE_LINE_CAP = 10
 """Case-scoped violations printed on the terminal; the rest are counted."""
 TOP_FAILING_CASES = 10
 """Failing cases listed in the Markdown step summary."""
-DEFAULT_REGRESSION_EXIT_CODE = 3
 
 
 # --- terminal (A.7) --------------------------------------------------------------------------
@@ -221,148 +212,3 @@ def publish_github(
             handle.write(markdown)
     except OSError as error:
         print(f"taguru: cannot append to GITHUB_STEP_SUMMARY: {error}", file=sys.stderr)
-
-
-# --- offline re-gating: ``taguru-evaluate gate`` ---------------------------------------------
-
-_PROG = "taguru-evaluate gate"
-
-
-class _ArgumentError(Exception):
-    """A command-line problem; its message names the flag."""
-
-
-class _Parser(argparse.ArgumentParser):
-    """argparse that raises instead of exiting, and prints ``--help`` to the given stream."""
-
-    def __init__(self, *, out: TextIO, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        self.out = out
-
-    def error(self, message: str) -> NoReturn:
-        raise _ArgumentError(message)
-
-    def print_help(self, file: Any = None) -> None:
-        super().print_help(file if file is not None else self.out)
-
-
-_NEEDS = {"--thresholds": "a file path", "--regression-exit-code": "an exit status"}
-"""What each flag's value is, for ``<flag> needs <what>`` (taguru's wording)."""
-
-
-def _argument_problem(error: argparse.ArgumentError) -> str:
-    """argparse's complaint about one flag, in taguru's words where it has them."""
-    name = error.argument_name or ""
-    if name in _NEEDS and error.message.startswith("expected one argument"):
-        return f"{name} needs {_NEEDS[name]}"
-    return str(error)
-
-
-class _Once(argparse.Action):
-    """A flag that may be given once; a repeat is ``<flag> given twice``."""
-
-    def __call__(
-        self,
-        parser: argparse.ArgumentParser,
-        namespace: argparse.Namespace,
-        values: str | Sequence[object] | None,
-        option_string: str | None = None,
-    ) -> None:
-        if getattr(namespace, self.dest) is not None:
-            raise _ArgumentError(f"{option_string} given twice")
-        setattr(namespace, self.dest, values)
-
-
-def _exit_code(text: str) -> int:
-    if re.fullmatch("[0-9]{1,3}", text) is None or int(text) > 255:
-        raise argparse.ArgumentTypeError(f"must be an integer 0..=255, got '{text}'")
-    return int(text)
-
-
-def _parser(out: TextIO) -> _Parser:
-    parser = _Parser(
-        out=out,
-        prog=_PROG,
-        exit_on_error=False,
-        description="Apply a thresholds file to a saved evaluation.json (no server needed). "
-        "Exit 0 = passed, 2 = usage or input error, 3 (or --regression-exit-code) = failed.",
-    )
-    parser.add_argument("evaluation", metavar="EVALUATION.json", help="a saved artifact")
-    parser.add_argument(
-        "--thresholds",
-        metavar="FILE",
-        required=True,
-        action=_Once,
-        help="the thresholds file",
-    )
-    parser.add_argument(
-        "--regression-exit-code",
-        metavar="N",
-        type=_exit_code,
-        action=_Once,
-        help=f"exit status when the gate fails (default {DEFAULT_REGRESSION_EXIT_CODE})",
-    )
-    return parser
-
-
-def _read_artifact(path: str) -> Evaluation:
-    try:
-        return parse_evaluation(read_input(path), origin=path)
-    except ArtifactError as error:
-        raise UsageError(str(error)) from error
-
-
-def run_gate(
-    argv: Sequence[str],
-    *,
-    environ: Mapping[str, str] | None = None,
-    stdout: TextIO | None = None,
-    stderr: TextIO | None = None,
-) -> int:
-    """``taguru-evaluate gate EVALUATION.json --thresholds FILE [--regression-exit-code N]``.
-
-    The same gate as a live run, over a saved artifact: aggregate names are checked against
-    the artifact's ``definitions``, override case_ids against its cases. Prints the threshold
-    lines (and, under GitHub Actions, annotations and the step summary); returns 0 when the
-    gate passes, the regression exit code (default 3) when it fails, 2 on any usage or input
-    error (message on stderr, ``taguru-evaluate: gate: <message>``).
-    """
-    out = stdout if stdout is not None else sys.stdout
-    err = stderr if stderr is not None else sys.stderr
-    parser = _parser(out)
-    try:
-        args = parser.parse_args(list(argv))
-    except (_ArgumentError, argparse.ArgumentError) as error:
-        problem = (
-            _argument_problem(error) if isinstance(error, argparse.ArgumentError) else str(error)
-        )
-        print(f"taguru-evaluate: gate: {problem} — try '{_PROG} --help'", file=err)
-        return UsageError.exit_code
-    except SystemExit as done:  # --help
-        return done.code if isinstance(done.code, int) else 0
-    try:
-        evaluation = _read_artifact(args.evaluation)
-        thresholds = load_thresholds(
-            args.thresholds,
-            metric_names=set(evaluation.definitions),
-            case_ids={block.case_id for block in evaluation.cases},
-        )
-    except UsageError as error:
-        print(f"taguru-evaluate: gate: {error.message}", file=err)
-        return error.exit_code
-    report = evaluate_gate(thresholds, evaluation)
-    for line in gate_summary_lines(report):
-        print(line, file=out)
-    publish_github(
-        report,
-        thresholds.file,
-        evaluation,
-        eval_path=evaluation.inputs.eval.path,
-        case_lines={},
-        environ=environ if environ is not None else os.environ,
-        out=out,
-    )
-    if report.passed:
-        return 0
-    code: int | None = args.regression_exit_code
-    return DEFAULT_REGRESSION_EXIT_CODE if code is None else code

@@ -1,8 +1,8 @@
 """From the ``--taguru-*`` values to a validated run: every input checked before any network call.
 
-The values arrive as plain strings (``flags.given_flags``) and are validated here, so that a bad
-value or file ends the session with taguru's exit 2 (pytest's own option errors exit 4). The
-order is taguru's start-up order (``evaluate-run.md`` §1.3): flag values, eval.jsonl,
+The values arrive as plain strings (``flag_values.RawOptions``) and are validated here, so that
+a bad value or file ends the session with taguru's exit 2 (pytest's own option errors exit 4).
+The order is taguru's start-up order (``evaluate-run.md`` §1.3): flag values, eval.jsonl,
 ``options.limit``, thresholds file, config file and URL; then what this version cannot do yet
 (assembly, budgets) and the ``--taguru-serve`` file.
 """
@@ -13,11 +13,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pytest_taguru.errors import UsageError
-from pytest_taguru.flags import FlagValues
 from pytest_taguru.gate.thresholds import Thresholds, load_thresholds
 from pytest_taguru.run.dataset import EvalSet, check_limits, load_eval_set
+from pytest_taguru.run.flag_values import RawOptions, check_flags
 from pytest_taguru.run.lanes.assembly import filter_warnings
-from pytest_taguru.run.settings import RawOptions, Settings, check_flags, resolve_settings
+from pytest_taguru.run.settings import Settings, resolve_settings
 from pytest_taguru.score.metrics import definitions
 
 
@@ -30,30 +30,6 @@ class PreparedRun:
     eval_set: EvalSet
     thresholds: Thresholds | None
     startup_lines: tuple[str, ...] = ()
-
-
-def raw_options(values: FlagValues) -> RawOptions:
-    """The flag values (``flags.given_flags``) as ``RawOptions``."""
-
-    def text(name: str) -> str | None:
-        value = values[name]
-        return value if isinstance(value, str) else None
-
-    return RawOptions(
-        eval_path=text("taguru_eval"),
-        context=text("taguru_context"),
-        url=text("taguru_url"),
-        config=text("taguru_config"),
-        out=text("taguru_out"),
-        thresholds=text("taguru_thresholds"),
-        assembly=bool(values["taguru_assembly"]),
-        max_items=text("taguru_max_items"),
-        max_bytes=text("taguru_max_bytes"),
-        max_tokens=text("taguru_max_tokens"),
-        rerank=text("taguru_rerank"),
-        serve_import=text("taguru_serve"),
-        regression_exit_code=text("taguru_regression_exit_code"),
-    )
 
 
 def prepare_run(raw: RawOptions, environ: Mapping[str, str] | None = None) -> PreparedRun:

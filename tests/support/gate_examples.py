@@ -140,3 +140,15 @@ def run_a6() -> Evaluation:
             for case_id in A6_CASES
         ],
     )
+
+
+A2_LINES = [
+    "  thresholds: FAIL — 4 violation(s) (sha256 22c4e4cee3a0…)",
+    "    [corpus] corpus.stable: the context's revision changed during this run "
+    "(corpus.revision_before != corpus.revision_after) and allow_unstable_corpus is false",
+    "    [case easy] recall.recall_at_k: 1.000000 > max 0.950000",
+    "    [case hard-case] latency.passage_ms: 250.000000 > max 100.000000",
+    "    [case cite-only] citations.recall: 0.500000 < min 1.000000",
+    "  3 case-scoped threshold(s) skipped as not applicable",
+]
+"""The terminal lines of worked example A2 (A.8): a live run and the offline gate print them."""

@@ -1,11 +1,11 @@
-"""Gate rendering (terminal lines, GitHub annotations, step summary) and ``run_gate``."""
+"""Gate rendering: terminal lines, GitHub annotations, the Markdown step summary."""
 
 import io
 from pathlib import Path
 
-import pytest
 from gate_examples import (
     A2_CASES,
+    A2_LINES,
     A6_CASES,
     GOLDEN,
     load_golden,
@@ -24,7 +24,6 @@ from pytest_taguru.report.gate import (
     gate_summary_lines,
     github_annotations,
     publish_github,
-    run_gate,
     step_summary_markdown,
 )
 
@@ -45,17 +44,6 @@ def test_a1_lines() -> None:
         "    [aggregate] latency.passage_ms: 15.000000 > max 10.000000",
         "    [aggregate] rerank.ran: no samples for this metric (n=0)",
     ]
-
-
-A2_LINES = [
-    "  thresholds: FAIL — 4 violation(s) (sha256 22c4e4cee3a0…)",
-    "    [corpus] corpus.stable: the context's revision changed during this run "
-    "(corpus.revision_before != corpus.revision_after) and allow_unstable_corpus is false",
-    "    [case easy] recall.recall_at_k: 1.000000 > max 0.950000",
-    "    [case hard-case] latency.passage_ms: 250.000000 > max 100.000000",
-    "    [case cite-only] citations.recall: 0.500000 < min 1.000000",
-    "  3 case-scoped threshold(s) skipped as not applicable",
-]
 
 
 def test_a2_lines_put_the_corpus_before_the_cases() -> None:
@@ -191,127 +179,3 @@ def test_publish_only_under_github_actions(tmp_path: Path) -> None:
     assert len(out.getvalue().splitlines()) == 4
     text = summary.read_text(encoding="utf-8")
     assert text.startswith("earlier step\n### taguru thresholds: FAIL\n")
-
-
-# --- run_gate --------------------------------------------------------------------------------
-
-
-def gate(*argv: str, environ: dict[str, str] | None = None) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    code = run_gate(list(argv), environ=environ or {}, stdout=out, stderr=err)
-    return code, out.getvalue(), err.getvalue()
-
-
-def golden(name: str) -> str:
-    return str(GOLDEN / name)
-
-
-def test_gate_fails_with_exit_3_and_the_same_lines() -> None:
-    code, out, err = gate(golden("a2_evaluation.json"), "--thresholds", golden("a2.json"))
-    assert (code, err) == (3, "")
-    assert out == "\n".join(A2_LINES) + "\n"
-
-
-def test_gate_passes_with_exit_0() -> None:
-    code, out, _ = gate(golden("a4_evaluation.json"), "--thresholds", golden("a4.json"))
-    assert (code, out) == (0, "  thresholds: PASS (sha256 5626119286ab…)\n")
-
-
-def test_regression_exit_code_is_configurable() -> None:
-    argv = (golden("a1_evaluation.json"), "--thresholds", golden("a1.json"))
-    assert gate(*argv, "--regression-exit-code", "5")[0] == 5
-    assert gate(*argv, "--regression-exit-code", "0")[0] == 0
-    assert (
-        gate(
-            golden("a4_evaluation.json"),
-            "--thresholds",
-            golden("a4.json"),
-            "--regression-exit-code",
-            "9",
-        )[0]
-        == 0
-    )
-
-
-def test_overrides_are_checked_against_the_artifact_cases(tmp_path: Path) -> None:
-    thresholds = tmp_path / "t.json"
-    thresholds.write_text(
-        '{"taguru_evaluate_thresholds":1,"cases":{"overrides":{"easy":{"recall.mrr":{"min":0}},'
-        '"nope":{"recall.mrr":{"min":0}}}}}',
-        encoding="utf-8",
-    )
-    code, out, err = gate(golden("a2_evaluation.json"), "--thresholds", str(thresholds))
-    assert (code, out) == (2, "")
-    assert err == f"taguru-evaluate: gate: {thresholds}: cases.overrides: unknown case_id 'nope'\n"
-
-
-def test_every_problem_of_a_bad_file_is_reported_before_anything_else() -> None:
-    code, out, err = gate(golden("a2_evaluation.json"), "--thresholds", golden("t3.json"))
-    assert (code, out) == (2, "")
-    assert err.count("; ") == 7 and "unknown case_id 'c1'" in err
-
-
-@pytest.mark.parametrize(
-    ("argv", "message"),
-    [
-        ([], "the following arguments are required: EVALUATION.json, --thresholds"),
-        (["x.json"], "the following arguments are required: --thresholds"),
-        (["x.json", "--thresholds"], "--thresholds needs a file path"),
-        (
-            ["x.json", "--thresholds", "--regression-exit-code", "4"],
-            "--thresholds needs a file path",
-        ),
-        (
-            ["x.json", "--thresholds", "a", "--regression-exit-code"],
-            "--regression-exit-code needs an exit status",
-        ),
-        (
-            ["x.json", "--thresholds", "a", "--regression-exit-code", "²"],
-            "argument --regression-exit-code: must be an integer 0..=255, got '²'",
-        ),
-        (["x.json", "--thresholds", "a", "--thresholds", "b"], "--thresholds given twice"),
-        (
-            ["x.json", "--thresholds", "a", "--regression-exit-code", "x"],
-            "argument --regression-exit-code: must be an integer 0..=255, got 'x'",
-        ),
-        (
-            ["x.json", "--thresholds", "a", "--regression-exit-code", "256"],
-            "argument --regression-exit-code: must be an integer 0..=255, got '256'",
-        ),
-        (["x.json", "--thresholds", "a", "--bogus"], "unrecognized arguments: --bogus"),
-    ],
-)
-def test_usage_errors_name_the_flag(argv: list[str], message: str) -> None:
-    code, out, err = gate(*argv)
-    assert (code, out) == (2, "")
-    assert err == f"taguru-evaluate: gate: {message} — try 'taguru-evaluate gate --help'\n"
-
-
-def test_unreadable_inputs_exit_2(tmp_path: Path) -> None:
-    missing = str(tmp_path / "missing.json")
-    code, _, err = gate(missing, "--thresholds", golden("a2.json"))
-    assert code == 2
-    assert err == (
-        f"taguru-evaluate: gate: cannot read {missing}: No such file or directory (os error 2)\n"
-    )
-    code, _, err = gate(golden("a2.json"), "--thresholds", golden("a2.json"))
-    assert code == 2 and "taguru_evaluation" in err
-
-
-def test_help_exits_0() -> None:
-    code, out, err = gate("--help")
-    assert (code, err) == (0, "")
-    assert "--regression-exit-code N" in out
-
-
-def test_gate_publishes_to_github_when_asked(tmp_path: Path) -> None:
-    summary = tmp_path / "summary.md"
-    code, out, _ = gate(
-        golden("a2_evaluation.json"),
-        "--thresholds",
-        golden("a2.json"),
-        environ={"GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": str(summary)},
-    )
-    assert code == 3
-    assert "::error file=eval.jsonl,title=taguru case easy::" in out
-    assert summary.read_text(encoding="utf-8").startswith("### taguru thresholds: FAIL")

@@ -25,7 +25,8 @@ from pytest_taguru.run.controller import (
     error_line,
 )
 from pytest_taguru.run.dataset import load_eval_set
-from pytest_taguru.run.settings import Settings, mask_url
+from pytest_taguru.run.server_access import mask_url
+from pytest_taguru.run.settings import Settings
 from pytest_taguru.score.metrics import definitions
 from pytest_taguru.server.runner import ReferenceServer
 

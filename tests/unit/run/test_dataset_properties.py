@@ -19,7 +19,7 @@ from pytest_taguru.core.text import trim
 from pytest_taguru.core.textfile import split_lines
 from pytest_taguru.errors import UsageError
 from pytest_taguru.run.dataset import U32_MAX, U64_MAX, int_to_f32, load_eval_set
-from pytest_taguru.run.settings import parse_positive_int
+from pytest_taguru.run.flag_values import parse_positive_int
 
 # ---------------------------------------------------------------- line splitting
 

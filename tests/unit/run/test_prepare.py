@@ -7,8 +7,8 @@ import pytest
 
 from pytest_taguru.errors import ConfigFileError, UsageError
 from pytest_taguru.flags import OPTION_SPECS, given_flags
-from pytest_taguru.run.prepare import prepare_run, raw_options
-from pytest_taguru.run.settings import RawOptions
+from pytest_taguru.run.flag_values import RawOptions, raw_options
+from pytest_taguru.run.prepare import prepare_run
 
 EVAL = '{"taguru_eval":1,"default_target":{"context":"mini"}}\n{"case_id":"a","query":"q"}\n'
 

@@ -1,4 +1,5 @@
-"""Settings resolution: evaluate-run.md §1.2-§1.6, pitfalls 15 and 20."""
+"""Settings resolution: evaluate-run.md §1.2-§1.6, pitfalls 15 and 20 (flags, config file,
+environment and URL resolved together)."""
 
 import dataclasses
 import os
@@ -9,20 +10,10 @@ import pytest
 from pydantic import ValidationError
 
 from pytest_taguru.errors import ConfigFileError, UsageError
-from pytest_taguru.run.settings import (
-    CLI_FLAG_PREFIX,
-    USERINFO_MESSAGE,
-    RawOptions,
-    Settings,
-    apply_config,
-    bearer_token,
-    check_flags,
-    load_config_file,
-    mask_url,
-    parse_config_text,
-    parse_positive_int,
-    resolve_settings,
-)
+from pytest_taguru.flags import CLI_FLAG_PREFIX
+from pytest_taguru.run.flag_values import RawOptions
+from pytest_taguru.run.server_access import USERINFO_MESSAGE
+from pytest_taguru.run.settings import Settings, resolve_settings
 
 RAW = RawOptions(eval_path="eval.jsonl", context="sake")
 PORT_ZERO = (
@@ -44,69 +35,6 @@ def usage_message(raw: RawOptions = RAW, **environ: str) -> str:
 
 def with_(**changes: Any) -> RawOptions:
     return dataclasses.replace(RAW, **changes)
-
-
-# ---------------------------------------------------------------- flag values (§1.2)
-
-
-@pytest.mark.parametrize(
-    ("text", "value"),
-    [("1", 1), ("+5", 5), ("007", 7), ("18446744073709551615", 2**64 - 1)],
-)
-def test_positive_integers(text: str, value: int) -> None:
-    assert parse_positive_int(text, "--taguru-max-items") == value
-
-
-@pytest.mark.parametrize(
-    "text",
-    [
-        "0",
-        "+0",
-        "-1",
-        "-0",
-        "",
-        "+",
-        " 5",
-        "5 ",
-        "1_000",
-        "1e3",
-        "0x10",
-        "٣",
-        "18446744073709551616",
-    ],
-)
-def test_not_positive_integers(text: str) -> None:
-    with pytest.raises(UsageError) as raised:
-        parse_positive_int(text, "--max-bytes")
-    assert raised.value.message == "--max-bytes needs a positive integer"
-
-
-def test_check_flags_messages_and_order() -> None:
-    def message(raw: RawOptions, **kwargs: bool) -> str:
-        with pytest.raises(UsageError) as raised:
-            check_flags(raw, **kwargs)
-        return raised.value.message
-
-    nothing = RawOptions(rerank="m")
-    assert message(with_(max_tokens="0", eval_path=None)) == (
-        "--taguru-max-tokens needs a positive integer"
-    )
-    assert message(nothing) == "--taguru-eval FILE is required"
-    assert message(RawOptions(eval_path="e", rerank="m")) == "--taguru-context NAME is required"
-    assert message(with_(rerank="m")) == "--taguru-rerank requires --taguru-assembly"
-    assert message(RawOptions(eval_path="e", rerank="m"), require_context=False) == (
-        "--taguru-rerank requires --taguru-assembly"
-    )
-    assert message(with_(serve_import="corpus.ndjson", url="http://h")) == (
-        "--taguru-serve cannot be combined with --taguru-url"
-    )
-    cli = RawOptions(flag_prefix=CLI_FLAG_PREFIX, eval_path="e", context="c", rerank="m")
-    assert message(cli) == "--rerank requires --assembly"
-    assert message(RawOptions(flag_prefix=CLI_FLAG_PREFIX, max_items="x")) == (
-        "--max-items needs a positive integer"
-    )
-    check_flags(with_(rerank="m", assembly=True, max_items="+3"))
-    check_flags(RawOptions(eval_path="e"), require_context=False)
 
 
 def test_regression_exit_code() -> None:
@@ -275,64 +203,6 @@ def test_embedded_server_url_is_decided_later() -> None:
         settings.with_base_url("http://u:p@127.0.0.1:1")
 
 
-# ---------------------------------------------------------------- masking (§1.6)
-
-
-@pytest.mark.parametrize(
-    ("url", "masked"),
-    [
-        ("https://host:8443/x?y=1", "https://host:8443"),
-        ("http://example.com/a", "http://example.com"),
-        ("http://[::1]:8248", "http://[::1]:8248"),
-        ("localhost:8248", "localhost://"),
-        ("http://h:80", "http://h"),
-        ("https://h:443/", "https://h"),
-        ("https://h:80/", "https://h:80"),
-        ("ftp://h:21", "ftp://h"),
-        ("http://EXAMPLE.com:8080/p#f", "http://example.com:8080"),
-        ("HTTP://Example.COM", "http://example.com"),
-        ("http://bücher.de/", "http://xn--bcher-kva.de"),
-        ("http://0x7f.1/", "http://127.0.0.1"),
-        ("http://[0:0::1]/", "http://[::1]"),
-        ("http://user:pw@h:9/x", "http://h:9"),
-        ("file:///x", "file://"),
-        ("not a url", "<unparseable-url>"),
-        ("127.0.0.1:8248", "<unparseable-url>"),
-    ],
-)
-def test_mask_url(url: str, masked: str) -> None:
-    assert mask_url(url) == masked
-
-
-# ---------------------------------------------------------------- bearer token (§1.5)
-
-
-@pytest.mark.parametrize(
-    ("environ", "token"),
-    [
-        ({}, None),
-        ({"TAGURU_API_TOKEN": " tok \t"}, "tok"),
-        ({"TAGURU_API_TOKEN": "tok", "TAGURU_API_TOKENS": "ci:other"}, "tok"),
-        ({"TAGURU_API_TOKEN": " \u3000", "TAGURU_API_TOKENS": "ci:tokA"}, "tokA"),
-        ({"TAGURU_API_TOKENS": "ci:tokA,laptop:tokB"}, "tokA"),
-        ({"TAGURU_API_TOKENS": "ci: ,laptop:tokB"}, "tokB"),
-        ({"TAGURU_API_TOKENS": "nocolon,:tokC"}, "tokC"),
-        ({"TAGURU_API_TOKENS": " ci : tokA , x:y"}, "tokA"),
-        ({"TAGURU_API_TOKENS": "ci:a:b"}, "a:b"),
-        ({"TAGURU_API_TOKENS": "nocolon"}, None),
-        ({"TAGURU_API_TOKENS": ""}, None),
-        ({"TAGURU_API_TOKEN": "  abc \n"}, "abc"),
-        ({"TAGURU_API_TOKEN": "   ", "TAGURU_API_TOKENS": "ci:xyz"}, "xyz"),
-        ({"TAGURU_API_TOKEN": "a", "TAGURU_API_TOKENS": "ci:xyz"}, "a"),
-        ({"TAGURU_API_TOKENS": "bad, ro: ,  ci : t:1 ,x:y"}, "t:1"),
-        ({"TAGURU_API_TOKENS": ":anon"}, "anon"),
-        ({"TAGURU_API_TOKENS": "noseparator,also"}, None),
-    ],
-)
-def test_bearer_token(environ: dict[str, str], token: str | None) -> None:
-    assert bearer_token(environ) == token
-
-
 # ---------------------------------------------------------------- config file (§1.4)
 
 
@@ -340,89 +210,6 @@ def config(tmp_path: Path, text: str | bytes) -> str:
     path = tmp_path / "taguru.env"
     path.write_bytes(text.encode("utf-8") if isinstance(text, str) else text)
     return str(path)
-
-
-def test_config_dialect() -> None:
-    text = (
-        "\ufeffTAGURU_ADDR=127.0.0.1:9\r\n"
-        "# a comment\n"
-        "   # an indented comment\n"
-        "\n"
-        " \t\n"
-        "TAGURU_API_TOKEN = a=b=c \n"
-        '  QUOTED="x y"  \n'
-        "EMPTY=\n"
-        "TAB\t=\tv"
-    )
-    assert parse_config_text(text, "c.env") == [
-        ("TAGURU_ADDR", "127.0.0.1:9"),
-        ("TAGURU_API_TOKEN", "a=b=c"),
-        ("QUOTED", '"x y"'),
-        ("EMPTY", ""),
-        ("TAB", "v"),
-    ]
-
-
-@pytest.mark.parametrize(
-    ("text", "message"),
-    [
-        ("A=1\n  not a pair  \n", "config c.env: line 2: expected KEY=VALUE, got '  not a pair  '"),
-        ("A=1\r\nnope\r\n", "config c.env: line 2: expected KEY=VALUE, got 'nope'"),
-        ("TAGURU WAL=1\n", "config c.env: line 1: 'TAGURU WAL' is not a variable name"),
-        ("\n=value\n", "config c.env: line 2: '' is not a variable name"),
-        ("A\u3000B=1\n", "config c.env: line 1: 'A\u3000B' is not a variable name"),
-    ],
-)
-def test_config_syntax_errors(text: str, message: str) -> None:
-    with pytest.raises(ConfigFileError) as raised:
-        parse_config_text(text, "c.env")
-    assert raised.value.message == message and raised.value.exit_code == 2
-
-
-def test_config_notes_in_file_order() -> None:
-    pairs = [
-        ("TAGURU_ADR", "1"),
-        ("TAGURU_API_TOKEN", "file"),
-        ("TAGURU_ADDR", "h:1"),
-        ("TAGURU_TYPO", "x"),
-        ("TAGURU_ADDR", "h:2"),
-        ("TAGURU_TYPO", "y"),
-        ("OTHER", "z"),
-        ("TAGURU_API_TOKEN", "again"),
-    ]
-    environ = {"TAGURU_API_TOKEN": "", "TAGURU_TYPO": "shell"}
-    applied = apply_config(pairs, environ)
-    assert applied.notes == (
-        "taguru: config: TAGURU_ADR is not a variable taguru reads (typo?)",
-        "taguru: config: TAGURU_API_TOKEN set in the environment; the file value is ignored",
-        "taguru: config: TAGURU_TYPO is not a variable taguru reads (typo?)",
-        "taguru: config: TAGURU_TYPO set in the environment; the file value is ignored",
-        "taguru: config: TAGURU_ADDR appears more than once in the file; the last value wins",
-        "taguru: config: TAGURU_TYPO is not a variable taguru reads (typo?)",
-        "taguru: config: TAGURU_TYPO set in the environment; the file value is ignored",
-        "taguru: config: TAGURU_API_TOKEN set in the environment; the file value is ignored",
-    )
-    assert dict(applied.environ) == {
-        "TAGURU_API_TOKEN": "",
-        "TAGURU_TYPO": "shell",
-        "TAGURU_ADR": "1",
-        "TAGURU_ADDR": "h:2",
-        "OTHER": "z",
-    }
-    assert environ == {"TAGURU_API_TOKEN": "", "TAGURU_TYPO": "shell"}
-
-
-def test_config_unreadable(tmp_path: Path) -> None:
-    missing = str(tmp_path / "none.env")
-    with pytest.raises(ConfigFileError) as raised:
-        load_config_file(missing, {})
-    assert raised.value.message == (
-        f"cannot read config {missing}: No such file or directory (os error 2)"
-    )
-    path = config(tmp_path, b"A=\xff\n")
-    with pytest.raises(ConfigFileError) as raised:
-        load_config_file(path, {})
-    assert raised.value.message == f"cannot read config {path}: stream did not contain valid UTF-8"
 
 
 def test_config_file_supplies_address_and_token(tmp_path: Path) -> None:

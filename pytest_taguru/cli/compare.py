@@ -1,0 +1,134 @@
+"""``taguru-evaluate compare``: what moved between two ``evaluation.json`` runs
+(``thresholds-and-compare.md`` Part B), as taguru's ``changes.jsonl`` or a Markdown table."""
+
+import os
+import sys
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Literal
+
+from pytest_taguru.artifact.evaluation import write_atomic
+from pytest_taguru.artifact.view import LoadedRun, RunReadError, read_run
+from pytest_taguru.cli.arguments import HELP_FLAGS, PREFIX, PROG, ArgumentError, HelpRequested
+from pytest_taguru.compare.classify import compare
+from pytest_taguru.compare.render import render_jsonl, render_markdown, render_summary
+from pytest_taguru.core.textfile import UnreadableFile, os_error_text, read_utf8
+from pytest_taguru.errors import RunError, UsageError
+
+Format = Literal["jsonl", "markdown"]
+_DEFAULT_OUT: dict[Format, str] = {"jsonl": "changes.jsonl", "markdown": "changes.md"}
+_DEFAULTS = f"default: {_DEFAULT_OUT['jsonl']}, or {_DEFAULT_OUT['markdown']} for markdown"
+
+COMPARE_SYNOPSIS = f"{PROG} compare BASE.json HEAD.json [--out FILE] [--format jsonl|markdown]"
+
+COMPARE_USAGE = f"""\
+usage: {COMPARE_SYNOPSIS}
+
+Reads two evaluation.json runs and writes what moved between them: one record per case
+whose outcome changed (improved, regressed, added, removed), classified on recall@k, MRR,
+nDCG, concept/label/association coverage, citation recall, locator validity and source
+diversity (latency is left out: too noisy to drive a verdict). A case with any regressed
+metric is regressed. A mismatched context, corpus revision, thresholds identity or budget
+is a warning, never a refusal.
+
+  BASE.json          an evaluation.json from an earlier run
+  HEAD.json          an evaluation.json from a later run
+  --out FILE         where to write ({_DEFAULTS})
+  --format FORMAT    jsonl (default): taguru's changes.jsonl, byte for byte;
+                     markdown: a table to paste into a pull-request comment
+
+EXIT CODES: 0 the comparison completed, whatever it found (the pass/fail gate is
+--thresholds) · 1 the output could not be written · 2 usage error, an unreadable file, or
+malformed or out-of-range JSON.
+"""
+
+
+# --- the scan (B.1) ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CompareArgs:
+    base: str
+    head: str
+    out: str
+    format: Format = "jsonl"
+
+
+def parse_compare_args(args: list[str]) -> CompareArgs:
+    """taguru's compare scan (B.1), plus ``--format`` scanned by the same rules as ``--out``.
+
+    ``--out``/``--format`` take the next argument whatever it is; ``--help``/``-h`` anywhere
+    in the scan raises ``HelpRequested`` unless an earlier error was hit; any other ``--``
+    token is unknown; everything else (``-x`` and ``-`` included) is positional, and exactly
+    two positionals are required after the scan.
+    """
+    positional: list[str] = []
+    given: dict[str, str] = {}
+    rest = iter(args)
+    for token in rest:
+        if token in HELP_FLAGS:
+            raise HelpRequested(COMPARE_USAGE)
+        if token in ("--out", "--format"):
+            value = next(rest, None)
+            if value is None:
+                wanted = "a file path" if token == "--out" else "jsonl or markdown"
+                raise ArgumentError(f"{token} needs {wanted}")
+            if token in given:
+                raise ArgumentError(f"{token} given twice")
+            if token == "--format" and value not in _DEFAULT_OUT:
+                raise ArgumentError(f"--format must be jsonl or markdown, got '{value}'")
+            given[token] = value
+        elif token.startswith("--"):
+            raise ArgumentError(f"unknown flag '{token}' for evaluate compare")
+        else:
+            positional.append(token)
+    if len(positional) != 2:
+        raise ArgumentError(
+            "evaluate compare takes exactly two positional arguments, BASE.json and HEAD.json "
+            f"(got {len(positional)})"
+        )
+    fmt: Format = "markdown" if given.get("--format") == "markdown" else "jsonl"
+    out = given.get("--out", _DEFAULT_OUT[fmt])
+    return CompareArgs(positional[0], positional[1], out, fmt)
+
+
+def display_path(path: str) -> str:
+    """A path as typed, made printable: undecodable bytes become U+FFFD, as Rust displays it."""
+    return os.fsencode(path).decode("utf-8", errors="replace")
+
+
+def load_run(path: str, side: str) -> LoadedRun:
+    """Read one input completely (B.2); any failure is a ``UsageError`` prefixed ``side``."""
+    shown = display_path(path)
+    try:
+        text = read_utf8(path)
+    except UnreadableFile as error:
+        raise UsageError(f"{side} reading {shown}: {error.reason}") from None
+    try:
+        return read_run(text, shown)
+    except RunReadError as error:
+        raise UsageError(f"{side} {error}") from None
+
+
+def generated_at_now() -> str:
+    """The comparison's own time: UTC, whole seconds, ``YYYY-MM-DDTHH:MM:SSZ``."""
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def run_compare(args: CompareArgs) -> int:
+    """BASE, then HEAD, then the warnings, the atomic write, and the summary (B.1, B.10)."""
+    base = load_run(args.base, "BASE")
+    head = load_run(args.head, "HEAD")
+    report = compare(base, head)
+    for warning in report.warnings:
+        print(PREFIX + warning, file=sys.stderr)
+    if args.format == "markdown":
+        text = render_markdown(report)
+    else:
+        text = render_jsonl(report, generated_at_now())
+    try:
+        write_atomic(args.out, text)
+    except OSError as error:
+        raise RunError(f"writing {display_path(args.out)}: {os_error_text(error)}") from None
+    sys.stdout.write(render_summary(report, display_path(args.out)))
+    return 0

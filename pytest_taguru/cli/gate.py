@@ -1,0 +1,159 @@
+"""``taguru-evaluate gate``: the threshold gate of a live run, over a saved ``evaluation.json``.
+
+Its two flags are the option table's ``--thresholds`` and ``--regression-exit-code`` (spelling,
+metavar, help, parser and missing-value message); the verdict is shown as a live run shows it
+(``report.gate``).
+"""
+
+import argparse
+import os
+import sys
+from collections.abc import Mapping, Sequence
+from typing import Any, NoReturn, TextIO
+
+from pytest_taguru.artifact.evaluation import ArtifactError, Evaluation, parse_evaluation
+from pytest_taguru.cli.arguments import PREFIX, PROG
+from pytest_taguru.errors import UsageError
+from pytest_taguru.flags import CLI_FLAG_PREFIX, DEFAULT_REGRESSION_EXIT_CODE, OPTIONS, OptionSpec
+from pytest_taguru.gate.thresholds import evaluate_gate, load_thresholds, read_input
+from pytest_taguru.report.gate import gate_summary_lines, publish_github
+from pytest_taguru.run.flag_values import flag_value, needs
+
+_PROG = f"{PROG} gate"
+_THRESHOLDS = OPTIONS["thresholds"]
+_EXIT_CODE = OPTIONS["regression-exit-code"]
+_FLAGS = {spec.cli_flag: spec for spec in (_THRESHOLDS, _EXIT_CODE)}
+
+
+class _ArgumentError(Exception):
+    """A command-line problem; its message names the flag."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that raises instead of exiting, and prints ``--help`` to the given stream."""
+
+    def __init__(self, *, out: TextIO, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.out = out
+
+    def error(self, message: str) -> NoReturn:
+        raise _ArgumentError(message)
+
+    def print_help(self, file: Any = None) -> None:
+        super().print_help(file if file is not None else self.out)
+
+
+def _argument_problem(error: argparse.ArgumentError) -> str:
+    """argparse's complaint about one flag, in taguru's words where it has them."""
+    name = error.argument_name or ""
+    if name in _FLAGS and error.message.startswith("expected one argument"):
+        return f"{name} needs {needs(_FLAGS[name])}"
+    return str(error)
+
+
+class _Once(argparse.Action):
+    """A table flag that may be given once (a repeat is ``<flag> given twice``), its value
+    parsed by the table's parser as it is met."""
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: str | Sequence[object] | None,
+        option_string: str | None = None,
+    ) -> None:
+        if getattr(namespace, self.dest) is not None:
+            raise _ArgumentError(f"{option_string} given twice")
+        spec = _FLAGS[str(option_string)]
+        try:
+            setattr(namespace, self.dest, flag_value(spec, str(values), spec.cli_flag))
+        except UsageError as error:
+            raise _ArgumentError(error.message) from None
+
+
+def _add(parser: argparse.ArgumentParser, spec: OptionSpec, **kwargs: Any) -> None:
+    parser.add_argument(
+        spec.cli_flag,
+        metavar=spec.metavar,
+        action=_Once,
+        help=spec.help_text(CLI_FLAG_PREFIX),
+        **kwargs,
+    )
+
+
+def _parser(out: TextIO) -> _Parser:
+    parser = _Parser(
+        out=out,
+        prog=_PROG,
+        exit_on_error=False,
+        description="Apply a thresholds file to a saved evaluation.json (no server needed). "
+        f"Exit 0 = passed, 2 = usage or input error, {DEFAULT_REGRESSION_EXIT_CODE} "
+        f"(or {_EXIT_CODE.cli_flag}) = failed.",
+    )
+    parser.add_argument("evaluation", metavar="EVALUATION.json", help="a saved artifact")
+    _add(parser, _THRESHOLDS, required=True)
+    _add(parser, _EXIT_CODE)
+    return parser
+
+
+def _read_artifact(path: str) -> Evaluation:
+    try:
+        return parse_evaluation(read_input(path), origin=path)
+    except ArtifactError as error:
+        raise UsageError(str(error)) from error
+
+
+def run_gate(
+    argv: Sequence[str],
+    *,
+    environ: Mapping[str, str] | None = None,
+    stdout: TextIO | None = None,
+    stderr: TextIO | None = None,
+) -> int:
+    """``taguru-evaluate gate EVALUATION.json --thresholds FILE [--regression-exit-code N]``.
+
+    The same gate as a live run, over a saved artifact: aggregate names are checked against
+    the artifact's ``definitions``, override case_ids against its cases. Prints the threshold
+    lines (and, under GitHub Actions, annotations and the step summary); returns 0 when the
+    gate passes, the regression exit code (default 3) when it fails, 2 on any usage or input
+    error (message on stderr, ``taguru-evaluate: gate: <message>``).
+    """
+    out = stdout if stdout is not None else sys.stdout
+    err = stderr if stderr is not None else sys.stderr
+    parser = _parser(out)
+    try:
+        args = parser.parse_args(list(argv))
+    except (_ArgumentError, argparse.ArgumentError) as error:
+        problem = (
+            _argument_problem(error) if isinstance(error, argparse.ArgumentError) else str(error)
+        )
+        print(f"{PREFIX}gate: {problem} — try '{_PROG} --help'", file=err)
+        return UsageError.exit_code
+    except SystemExit as done:  # --help
+        return done.code if isinstance(done.code, int) else 0
+    try:
+        evaluation = _read_artifact(args.evaluation)
+        thresholds = load_thresholds(
+            args.thresholds,
+            metric_names=set(evaluation.definitions),
+            case_ids={block.case_id for block in evaluation.cases},
+        )
+    except UsageError as error:
+        print(f"{PREFIX}gate: {error.message}", file=err)
+        return error.exit_code
+    report = evaluate_gate(thresholds, evaluation)
+    for line in gate_summary_lines(report):
+        print(line, file=out)
+    publish_github(
+        report,
+        thresholds.file,
+        evaluation,
+        eval_path=evaluation.inputs.eval.path,
+        case_lines={},
+        environ=environ if environ is not None else os.environ,
+        out=out,
+    )
+    if report.passed:
+        return 0
+    code: int | None = args.regression_exit_code
+    return DEFAULT_REGRESSION_EXIT_CODE if code is None else code

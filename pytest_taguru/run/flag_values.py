@@ -1,0 +1,149 @@
+"""The flag values as typed (``RawOptions``), their parsers, and start-up step 1 (§1.2).
+
+Both surfaces collect into ``RawOptions``: the plugin from ``flags.given_flags`` (command line
+over ini), the ``taguru-evaluate`` drop-in from its own scan (``cli.run``). Everything here is
+derived from the option table (``flags.OPTION_SPECS``): one field per flag, one parser per kind
+of value, one message per parser, one loop per kind of check.
+"""
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from pytest_taguru.errors import UsageError
+from pytest_taguru.flags import (
+    OPTION_SPECS,
+    OPTIONS,
+    PLUGIN_FLAG_PREFIX,
+    FlagValues,
+    OptionSpec,
+    ParserName,
+)
+from pytest_taguru.run.dataset import U64_MAX
+
+
+@dataclass(frozen=True)
+class RawOptions:
+    """Flag values as collected (strings as typed; None = not given), one field per
+    ``OptionSpec`` (``spec.attribute``), in the table's order.
+
+    ``flag_prefix`` names the flags in messages: ``--taguru-`` for the plugin, ``--`` for the
+    drop-in CLI (taguru's own names, so its messages match taguru's).
+    """
+
+    eval_path: str | None = None
+    context: str | None = None
+    url: str | None = None
+    config: str | None = None
+    out: str | None = None
+    thresholds: str | None = None
+    assembly: bool = False
+    max_items: str | None = None
+    max_bytes: str | None = None
+    max_tokens: str | None = None
+    rerank: str | None = None
+    serve_import: str | None = None
+    regression_exit_code: str | None = None
+    flag_prefix: str = PLUGIN_FLAG_PREFIX
+
+    def flag(self, name: str) -> str:
+        """The spelled-out flag, e.g. ``flag("max-items")`` → ``--taguru-max-items``."""
+        return self.flag_prefix + name
+
+    def value(self, spec: OptionSpec) -> str | bool | None:
+        """The value given for ``spec``."""
+        given: str | bool | None = getattr(self, spec.attribute)
+        return given
+
+
+def raw_options(values: FlagValues) -> RawOptions:
+    """The flag values (``flags.given_flags``) as ``RawOptions``."""
+    given: dict[str, Any] = {}
+    for spec in OPTION_SPECS:
+        value = values[spec.dest]
+        given[spec.attribute] = bool(value) if spec.metavar is None else value
+    return RawOptions(**given)
+
+
+# ---------------------------------------------------------------- value parsers
+
+_RUST_UNSIGNED = re.compile(r"\+?([0-9]+)")
+
+
+@dataclass(frozen=True)
+class UnsignedParser:
+    """Rust's unsigned-integer parse (ASCII digits with an optional leading ``+``; no sign
+    ``-``, white space or ``_``; leading zeros allowed), then a range. Any failure, a missing
+    value included, is the one message ``<flag> needs <needs>``."""
+
+    needs: str
+    minimum: int
+    maximum: int
+
+    def __call__(self, text: str | None, flag: str) -> int:
+        match = None if text is None else _RUST_UNSIGNED.fullmatch(text)
+        if match is not None:
+            digits = match.group(1).lstrip("0") or "0"
+            # Length first: a longer number is out of range anyway, and int() raises past
+            # 4300 digits.
+            fits = len(digits) <= len(str(self.maximum))
+            if fits and self.minimum <= int(digits) <= self.maximum:
+                return int(digits)
+        raise UsageError(f"{flag} needs {self.needs}")
+
+
+parse_positive_int = UnsignedParser("a positive integer", 1, U64_MAX)
+"""``--max-*`` (evaluate-run.md §1.2 rule 3, assembly.md §1.1): ``usize`` parsing, then ≥ 1."""
+parse_exit_code = UnsignedParser("an exit status 0..=255", 0, 255)
+"""``--regression-exit-code``: a process exit status."""
+
+PARSERS: dict[ParserName, UnsignedParser] = {
+    "positive_int": parse_positive_int,
+    "exit_status": parse_exit_code,
+}
+
+
+def needs(spec: OptionSpec) -> str:
+    """What ``spec`` takes, for ``<flag> needs <what>`` (taguru's words): its parser's, else
+    ``a file path`` for a path, else the table's."""
+    if spec.parse is not None:
+        return PARSERS[spec.parse].needs
+    return "a file path" if spec.is_path else spec.needs
+
+
+def flag_value(spec: OptionSpec, text: str | None, flag: str) -> str | int:
+    """The value of a flag that takes one: parsed when the table names a parser, else the text
+    itself. A missing (None) value is ``<flag> needs <what>``."""
+    if spec.parse is not None:
+        return PARSERS[spec.parse](text, flag)
+    if text is None:
+        raise UsageError(f"{flag} needs {needs(spec)}")
+    return text
+
+
+# ---------------------------------------------------------------- step 1: flag values
+
+
+def check_flags(raw: RawOptions, *, require_context: bool = True) -> None:
+    """Start-up step 1 (§1.2) in taguru's order: parsed values (``--max-*``, then the exit
+    status), then required flags (``--eval``, then ``--context`` unless the caller falls back
+    to the eval header: ``require_context=False``), then flags that need or exclude another
+    (``--rerank`` without ``--assembly``, ``--serve`` with ``--url``).
+    """
+    for spec in OPTION_SPECS:
+        value = raw.value(spec)
+        if spec.parse is not None and isinstance(value, str):
+            flag_value(spec, value, raw.flag(spec.name))
+    for spec in OPTION_SPECS:
+        fallback_allowed = spec.fallback is not None and not require_context
+        if spec.required and raw.value(spec) is None and not fallback_allowed:
+            raise UsageError(f"{raw.flag(spec.name)} {spec.metavar} is required")
+    for spec in OPTION_SPECS:
+        if raw.value(spec) is None:
+            continue
+        if spec.requires is not None and not raw.value(OPTIONS[spec.requires]):
+            raise UsageError(f"{raw.flag(spec.name)} requires {raw.flag(spec.requires)}")
+        if spec.excludes is not None and raw.value(OPTIONS[spec.excludes]) is not None:
+            raise UsageError(
+                f"{raw.flag(spec.name)} cannot be combined with {raw.flag(spec.excludes)}"
+            )

@@ -1,0 +1,60 @@
+"""``taguru-evaluate`` mode selection (evaluate-run.md §1.1): the first argument picks the
+mode; errors carry the ``--help`` hint."""
+
+import pytest
+
+from pytest_taguru.cli import gate as gate_cli
+from pytest_taguru.cli.dispatch import main
+from pytest_taguru.cli.run import USAGE
+
+HINT = " — try 'taguru-evaluate --help'"
+
+
+# --- mode selection (§1.1) ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        ([], "expected --eval FILE --context NAME"),
+        (
+            ["-x"],
+            "unknown subcommand '-x' — the default mode is selected by a leading flag, "
+            "e.g. 'taguru-evaluate --eval FILE --context NAME', or use the 'compare' or "
+            "'gate' subcommand",
+        ),
+        (
+            ["evaluate"],
+            "unknown subcommand 'evaluate' — the default mode is selected by a "
+            "leading flag, e.g. 'taguru-evaluate --eval FILE --context NAME', or use "
+            "the 'compare' or 'gate' subcommand",
+        ),
+        (["--eval", "e", "x"], "evaluate takes no positional arguments"),
+    ],
+)
+def test_mode_selection_errors_exit_2_with_the_hint(
+    args: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(args) == 2
+    captured = capsys.readouterr()
+    assert (captured.out, captured.err) == ("", f"taguru-evaluate: {message}{HINT}\n")
+
+
+@pytest.mark.parametrize("args", [["--help"], ["-h"], ["-h", "--bogus"]])
+def test_help_prints_the_usage_and_exits_0(
+    args: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(args) == 0
+    assert capsys.readouterr().out == USAGE
+
+
+def test_gate_is_handed_the_rest_of_the_arguments(monkeypatch: pytest.MonkeyPatch) -> None:
+    seen: list[list[str]] = []
+
+    def fake_gate(args: list[str]) -> int:
+        seen.append(args)
+        return 3
+
+    monkeypatch.setattr(gate_cli, "run_gate", fake_gate)
+    assert main(["gate", "run.json", "--thresholds", "t.json"]) == 3
+    assert seen == [["run.json", "--thresholds", "t.json"]]
