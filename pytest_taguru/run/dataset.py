@@ -22,12 +22,9 @@ from typing import Annotated, Any, Union, get_args, get_origin
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 from pydantic_core import ErrorDetails
 
-from pytest_taguru.core.jsontext import (
-    format_plain_f32,
-    has_lone_surrogate,
-    parse_serde_float,
-    to_f32,
-)
+from pytest_taguru.core.jsontext import format_plain_f32, to_f32
+from pytest_taguru.core.limits import I64_MIN, U8, U32, U64, U64_MAX
+from pytest_taguru.core.serde import SerdeError, parse_serde_float, read_json
 from pytest_taguru.core.text import trim
 from pytest_taguru.core.textfile import UnreadableFile, read_utf8, split_lines
 from pytest_taguru.errors import UsageError
@@ -39,15 +36,6 @@ RESOLVE_LIMIT = 5
 """``limit`` of every resolve request (cues and association positions)."""
 MAX_LIMIT = 1000
 MAX_RELEVANCE = 3
-
-U8_MAX = 2**8 - 1
-U32_MAX = 2**32 - 1
-U64_MAX = 2**64 - 1
-_I64_MIN = -(2**63)
-
-U8 = Annotated[int, Field(ge=0, le=U8_MAX)]
-U32 = Annotated[int, Field(ge=0, le=U32_MAX)]
-U64 = Annotated[int, Field(ge=0, le=U64_MAX)]
 
 # Strict: 3.0 is not an integer, "3" is not a number, true is not an integer.
 _FILE_SHAPE = ConfigDict(strict=True, extra="forbid", frozen=True)
@@ -216,37 +204,14 @@ def check_limits(eval_set: EvalSet) -> None:
 
 # ---------------------------------------------------------------- JSON syntax (step 1)
 
+
 def _parse_json(line: str) -> Any:
-    """One JSON value, with serde_json's number rules (Python's json is more permissive)."""
+    """One JSON value read by the one reading rule (``core/serde``), integers past u64 kept
+    exact so that their field's range error can name them."""
     try:
-        value = json.loads(
-            line,
-            parse_int=_parse_json_int,
-            parse_float=parse_serde_float,
-            parse_constant=_reject_constant,
-        )
-    except json.JSONDecodeError as error:
-        raise _LineError(f"not JSON: {error.msg} at column {error.colno}") from None
-    except ValueError as error:
+        return read_json(line, exact_wide_integers=True)
+    except SerdeError as error:
         raise _LineError(f"not JSON: {error}") from None
-    except RecursionError:
-        raise _LineError("not JSON: nesting too deep") from None
-    if has_lone_surrogate(value):
-        raise _LineError("not JSON: a \\u escape is a lone surrogate")
-    return value
-
-
-def _parse_json_int(text: str) -> int | float:
-    # serde_json reads -0 as the float -0.0, so it is not an integer.
-    if text == "-0":
-        return -0.0
-    if len(text) > 20 or not _I64_MIN <= int(text) <= U64_MAX:
-        parse_serde_float(text)  # serde reads it as a double: fails beyond the double range
-    return int(text)
-
-
-def _reject_constant(name: str) -> float:
-    raise ValueError(f"{name} is not a JSON value")
 
 
 # ---------------------------------------------------------------- header and cases
@@ -465,7 +430,7 @@ def _model_at(root: Any, location: tuple[int | str, ...]) -> type[BaseModel] | N
 def int_to_f32(value: int) -> float:
     """serde_json's integer → f32: correctly rounded within i64/u64; beyond, serde reads the
     integer as a double first (thresholds-and-compare.md Appendix N.2)."""
-    if not _I64_MIN <= value <= U64_MAX:
+    if not I64_MIN <= value <= U64_MAX:
         return to_f32(parse_serde_float(str(value)))
     magnitude = abs(value)
     excess = magnitude.bit_length() - 24  # f32 keeps 24 significant bits
