@@ -53,6 +53,7 @@ from collections import Counter
 from collections.abc import Collection, Iterable, Iterator, Sequence
 from typing import Any
 
+from pytest_taguru.core.jsontext import to_f32
 from pytest_taguru.core.limits import I64_MIN, U64_MAX
 from pytest_taguru.core.serde_wording import (
     constant_wording,
@@ -152,6 +153,22 @@ def _exact_integer(text: str) -> int | float:
     """:func:`parse_int`, except that a wider integer within the f64 range stays exact."""
     value = parse_int(text)
     return int(text) if isinstance(value, float) and text != "-0" else value
+
+
+def int_to_f32(value: int) -> float:
+    """serde_json's integer → f32 (a JSON integer read into an ``f32`` field): correctly
+    rounded within i64/u64; beyond, serde reads the integer as a double first (Appendix N.2)."""
+    if not I64_MIN <= value <= U64_MAX:
+        return to_f32(parse_serde_float(str(value)))
+    magnitude = abs(value)
+    excess = magnitude.bit_length() - 24  # f32 keeps 24 significant bits
+    if excess > 0:
+        quotient, remainder = divmod(magnitude, 1 << excess)
+        half = 1 << (excess - 1)
+        if remainder > half or (remainder == half and quotient & 1):
+            quotient += 1
+        magnitude = quotient << excess
+    return math.copysign(float(magnitude), value)
 
 
 def _number(token: str) -> int | float:

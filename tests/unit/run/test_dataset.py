@@ -8,12 +8,12 @@ import pytest
 
 from pytest_taguru.core.jsontext import to_f32
 from pytest_taguru.core.limits import U64_MAX
+from pytest_taguru.core.serde import int_to_f32
 from pytest_taguru.errors import UsageError
 from pytest_taguru.run.dataset import (
     DEFAULT_LIMIT,
     EvalSet,
     check_limits,
-    int_to_f32,
     load_eval_set,
 )
 
