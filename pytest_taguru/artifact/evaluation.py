@@ -5,8 +5,7 @@ Absent versus null is decided here, once: an optional field whose value is ``Non
 out of the file, unless its annotation carries ``WRITE_NULL``, in which case it is written as
 ``null``. Fields marked ``F32_FIELD`` are written as shortest 32-bit decimals. Every model reads
 leniently (unknown keys ignored, missing keys defaulted), as taguru's own reader does. A case's
-block lives in ``artifact_case`` and the assembly blocks in ``artifact_assembly``; both are
-re-exported here, so every artifact shape imports from this module.
+block lives in ``artifact/case`` and the assembly blocks in ``artifact/assembly``.
 Specification: ``evaluate-run.md`` §6.1, §7.
 """
 
@@ -17,51 +16,11 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, Field, model_validator
 
-from pytest_taguru.artifact.assembly import BudgetBlock as BudgetBlock
-from pytest_taguru.artifact.assembly import BudgetInput as BudgetInput
-from pytest_taguru.artifact.assembly import CitationRefRecord as CitationRefRecord
-from pytest_taguru.artifact.assembly import Evidence as Evidence
-from pytest_taguru.artifact.assembly import EvidenceAssembled as EvidenceAssembled
-from pytest_taguru.artifact.assembly import EvidenceFailed as EvidenceFailed
-from pytest_taguru.artifact.assembly import EvidenceItemRecord as EvidenceItemRecord
-from pytest_taguru.artifact.assembly import RerankerRecord as RerankerRecord
-from pytest_taguru.artifact.assembly import SelectionRecord as SelectionRecord
-from pytest_taguru.artifact.base import ArtifactModel as ArtifactModel
-from pytest_taguru.artifact.case import AssociationProbe as AssociationProbe
-from pytest_taguru.artifact.case import AttributionLocator as AttributionLocator
-from pytest_taguru.artifact.case import CaseBlock as CaseBlock
-from pytest_taguru.artifact.case import CheckResolved as CheckResolved
-from pytest_taguru.artifact.case import CheckUnresolved as CheckUnresolved
-from pytest_taguru.artifact.case import CitationCheck as CitationCheck
-from pytest_taguru.artifact.case import CitationRecall as CitationRecall
-from pytest_taguru.artifact.case import Citations as Citations
-from pytest_taguru.artifact.case import CitationValidity as CitationValidity
-from pytest_taguru.artifact.case import Coverage as Coverage
-from pytest_taguru.artifact.case import CoverageCounts as CoverageCounts
-from pytest_taguru.artifact.case import CueResolution as CueResolution
-from pytest_taguru.artifact.case import HitLocator as HitLocator
-from pytest_taguru.artifact.case import LaneCross as LaneCross
-from pytest_taguru.artifact.case import Passage as Passage
-from pytest_taguru.artifact.case import PassageFailed as PassageFailed
-from pytest_taguru.artifact.case import PassageSearched as PassageSearched
-from pytest_taguru.artifact.case import Position as Position
-from pytest_taguru.artifact.case import PositionAmbiguous as PositionAmbiguous
-from pytest_taguru.artifact.case import PositionErrored as PositionErrored
-from pytest_taguru.artifact.case import PositionNotFound as PositionNotFound
-from pytest_taguru.artifact.case import PositionResolved as PositionResolved
-from pytest_taguru.artifact.case import QueryErrored as QueryErrored
-from pytest_taguru.artifact.case import QueryProbe as QueryProbe
-from pytest_taguru.artifact.case import QueryQueried as QueryQueried
-from pytest_taguru.artifact.case import QuoteCheck as QuoteCheck
-from pytest_taguru.artifact.case import Recall as Recall
-from pytest_taguru.artifact.case import SectionCheck as SectionCheck
-from pytest_taguru.artifact.case import SectionMatched as SectionMatched
-from pytest_taguru.artifact.case import SectionMismatched as SectionMismatched
-from pytest_taguru.artifact.case import SectionNotChecked as SectionNotChecked
-from pytest_taguru.artifact.case import Structural as Structural
-from pytest_taguru.artifact.case import dump_case_block as dump_case_block
-from pytest_taguru.artifact.case import load_case_block as load_case_block
-from pytest_taguru.core.jsontext import F32_FIELD, WRITE_NULL, Float32, dumps_pretty, loads_serde
+from pytest_taguru.artifact.assembly import BudgetInput
+from pytest_taguru.artifact.base import ArtifactModel
+from pytest_taguru.artifact.case import CaseBlock
+from pytest_taguru.core.jsontext import F32_FIELD, WRITE_NULL, Float32, dumps_pretty
+from pytest_taguru.core.serde import SerdeError, read_json
 
 ARTIFACT_VERSION = 1
 """The ``taguru_evaluation`` stamp this tool writes, and the highest version it reads."""
@@ -293,10 +252,13 @@ class ArtifactError(ValueError):
 
 
 def parse_evaluation(text: str | bytes, *, origin: str = "evaluation.json") -> Evaluation:
-    """Read an artifact as taguru does: serde floats, range ``1..=ARTIFACT_VERSION``."""
+    """Read an artifact as taguru does (``core/serde``; bytes are UTF-8), range
+    ``1..=ARTIFACT_VERSION``."""
     try:
-        data = loads_serde(text)
-    except ValueError as error:
+        data = read_json(
+            text if isinstance(text, str) else text.decode("utf-8"), exact_wide_integers=True
+        )
+    except (UnicodeDecodeError, SerdeError) as error:
         raise ArtifactError(f"{origin}: not JSON: {error}") from error
     if not isinstance(data, dict):
         raise ArtifactError(f"{origin}: not an evaluation artifact (expected a JSON object)")

@@ -2,7 +2,7 @@
 
 Every key is optional and falls back to a default, unknown keys are ignored at every level, but
 a key that is present must have the right type, and ``null`` only where B.2's table allows it.
-The JSON is read as serde reads it (``serde_read``: numbers per Appendix N.2); a fixed-shape
+The JSON is read as serde reads it (``core/serde``: numbers per Appendix N.2); a fixed-shape
 object may be a positional array and refuses a repeated field, as serde's derived structs do.
 Metric values stay raw JSON (every string in them checked, as a ``serde_json::Value`` reads
 them) until ``decode_headline`` decodes one through its ``definitions[name].statistic`` shape,
@@ -12,7 +12,7 @@ This is local rather than ``artifact.Evaluation`` because Part B's reading rules
 writer's models: a case needs nothing but its id, ``corpus.stable`` defaults to false, a partial
 ``inputs.budget`` is malformed, and a bad metric value is a warning, not a failed document.
 Error texts follow serde's wording, naming the reference's structs; a data error carries no
-``at line L column C`` position (a syntax error does, see ``serde_read``).
+``at line L column C`` position (a syntax error does, see ``core/serde``).
 """
 
 from dataclasses import dataclass
@@ -20,20 +20,18 @@ from typing import Annotated, Any, ClassVar
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from pytest_taguru.artifact.evaluation import ARTIFACT_VERSION, Evaluation, to_jsonable
+from pytest_taguru.artifact.evaluation import ARTIFACT_VERSION
+from pytest_taguru.core.limits import U64
 from pytest_taguru.core.serde import (
-    U64_MAX,
     JsonObject,
     SerdeError,
     as_value,
     check_every_string,
-    duplicate_field,
     fields_from_array,
-    invalid_type,
-    invalid_value,
-    load_json,
+    read_json,
     whole_text,
 )
+from pytest_taguru.core.serde_wording import duplicate_field, invalid_type, invalid_value
 
 
 class RunReadError(ValueError):
@@ -62,7 +60,6 @@ def _every_string_read(value: Any) -> Any:
 _Text = Annotated[str, AfterValidator(whole_text)]
 _RawValue = Annotated[Any, AfterValidator(_every_string_read)]
 """A ``serde_json::Value``: not interpreted at load time, but every string in it is read."""
-_U64 = Annotated[int, Field(ge=0, le=U64_MAX)]
 
 
 # --- the tolerant view (B.2) -------------------------------------------------------------------
@@ -118,9 +115,9 @@ class CaseView(_View):
 class BudgetLimits(_View):
     """All three ceilings or nothing: a partial budget object is malformed."""
 
-    max_items: _U64
-    max_bytes: _U64
-    max_tokens: _U64
+    max_items: U64
+    max_bytes: U64
+    max_tokens: U64
 
 
 class InputsView(_View):
@@ -129,9 +126,9 @@ class InputsView(_View):
 
 
 class ContextRevision(_View):
-    graph: _U64 = 0
-    passages: _U64 = 0
-    config: _U64 = 0
+    graph: U64 = 0
+    passages: U64 = 0
+    config: U64 = 0
 
 
 class CorpusView(_View):
@@ -150,7 +147,7 @@ class DefinitionView(_View):
 class EvaluationView(_View):
     """What ``compare`` reads of one ``evaluation.json``; ``metrics`` values stay raw JSON."""
 
-    taguru_evaluation: _U64 = 0
+    taguru_evaluation: U64 = 0
     generated_at: _Text = ""
     inputs: InputsView = InputsView()
     corpus: CorpusView = CorpusView()
@@ -209,7 +206,8 @@ def read_run(text: str, path: str) -> LoadedRun:
     ``<path>: taguru_evaluation must be within 1..=1, got <n>``.
     """
     try:
-        view = EvaluationView.model_validate(load_json(text))
+        # A skipped, unknown field may hold a lone surrogate: only the strings read are checked.
+        view = EvaluationView.model_validate(read_json(text, check_strings=False))
     except ValidationError as error:
         raise RunReadError(f"{path}: malformed evaluation.json: {serde_message(error)}") from None
     except SerdeError as error:
@@ -220,11 +218,6 @@ def read_run(text: str, path: str) -> LoadedRun:
             f"got {view.taguru_evaluation}"
         )
     return LoadedRun(path, view)
-
-
-def run_of(evaluation: Evaluation, path: str) -> LoadedRun:
-    """The view of an in-memory artifact, as if it had been written and read back."""
-    return LoadedRun(path, EvaluationView.model_validate(to_jsonable(evaluation), strict=False))
 
 
 # --- run-level metric values, decoded through their definition's statistic (B.7) -----------
@@ -241,7 +234,7 @@ class _MetricShape(BaseModel):
 
 class Distribution(_MetricShape):
     headline_field = "mean"
-    n: _U64 = 0
+    n: U64 = 0
     min: float | None = None
     p50: float | None = None
     p90: float | None = None
@@ -253,13 +246,13 @@ class Distribution(_MetricShape):
 
 class Ratio(_MetricShape):
     value: float | None = None
-    n: _U64 = 0
-    numerator: _U64 | None = None
+    n: U64 = 0
+    numerator: U64 | None = None
 
 
 class Count(_MetricShape):
     value: float | None = None
-    n: _U64 = 0
+    n: U64 = 0
 
 
 METRIC_SHAPES: dict[str, type[_MetricShape]] = {

@@ -17,6 +17,7 @@ from pytest_taguru.compare.classify import (
     thresholds_identity,
 )
 from pytest_taguru.core.jsontext import dumps_compact
+from pytest_taguru.report.markdown import cell
 
 SUMMARY_CASE_CAP = 10
 """Regressed cases named in the terminal summary before ``... and K more`` (B.10)."""
@@ -150,13 +151,6 @@ def render_summary(report: ChangeReport, out: str) -> str:
 _KIND_ORDER = {"regressed": 0, "improved": 1, "added": 2, "removed": 3}
 
 
-def _cell(text: str) -> str:
-    """Table-cell text: no row breaks, no column breaks, no raw HTML."""
-    for raw, safe in (("&", "&amp;"), ("<", "&lt;"), (">", "&gt;"), ("|", "\\|")):
-        text = text.replace(raw, safe)
-    return " ".join(text.splitlines())
-
-
 def _number(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.3f}"
 
@@ -166,7 +160,7 @@ def _delta(value: float | None) -> str:
 
 
 def _moved_text(change: MetricChange) -> str:
-    text = f"{_cell(change.metric)} {_number(change.base)} → {_number(change.head)}"
+    text = f"{cell(change.metric)} {_number(change.base)} → {_number(change.head)}"
     if change.delta is not None:
         text += f" ({_delta(change.delta)})"
     return f"**{text}**" if change.direction == "regressed" else text
@@ -184,8 +178,8 @@ def render_markdown(report: ChangeReport) -> str:
     lines = [
         "### taguru evaluate compare",
         "",
-        f"BASE {_cell(report.base.path)} ({c.cases_base} case(s)) → "
-        f"HEAD {_cell(report.head.path)} ({c.cases_head} case(s))",
+        f"BASE {cell(report.base.path)} ({c.cases_base} case(s)) → "
+        f"HEAD {cell(report.head.path)} ({c.cases_head} case(s))",
         "",
         "| regressed | improved | added | removed | unchanged |",
         "|---:|---:|---:|---:|---:|",
@@ -195,7 +189,7 @@ def render_markdown(report: ChangeReport) -> str:
         lines += ["", "#### Aggregate metrics", ""]
         lines += ["| metric | statistic | base | head | Δ |", "|---|---|---:|---:|---:|"]
         lines += [
-            f"| {_cell(d.metric)} | {_cell(d.statistic or '')} | {_number(d.base)} "
+            f"| {cell(d.metric)} | {cell(d.statistic or '')} | {_number(d.base)} "
             f"| {_number(d.head)} | {_delta(d.delta)} |"
             for d in report.metrics
         ]
@@ -204,7 +198,7 @@ def render_markdown(report: ChangeReport) -> str:
         lines += ["", "#### Changed cases", ""]
         lines += ["| case | verdict | metrics that moved |", "|---|---|---|"]
         lines += [
-            f"| {_cell(record.case_id)} | {record.kind} | "
+            f"| {cell(record.case_id)} | {record.kind} | "
             f"{'<br>'.join(map(_moved_text, record.metrics))} |"
             for record in changed[:MARKDOWN_CASE_CAP]
         ]
@@ -212,5 +206,5 @@ def render_markdown(report: ChangeReport) -> str:
             lines += ["", f"… and {len(changed) - MARKDOWN_CASE_CAP} more changed case(s)."]
     if report.warnings:
         lines += ["", "#### Warnings", ""]
-        lines += [f"- {_cell(warning)}" for warning in report.warnings]
+        lines += [f"- {cell(warning)}" for warning in report.warnings]
     return "\n".join(lines) + "\n"

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
 from pytest_taguru.core.jsontext import Float32, dumps_compact
+from pytest_taguru.core.limits import U64_MAX
 from pytest_taguru.core.wire import HitLanes
 
 Payload = TypeVar("Payload")
@@ -28,7 +29,7 @@ DEFAULT_MAX_BYTES = 65_536
 DEFAULT_MAX_TOKENS = 4_000
 MAX_ITEMS_CEILING = 1_000
 MAX_BYTES_CEILING = 1_048_576
-MAX_TOKENS_CEILING = 2**64 - 1
+MAX_TOKENS_CEILING = U64_MAX
 """``max_tokens`` has no ceiling of its own beyond the unsigned 64-bit range."""
 
 PAYLOAD_KEYS = ("association", "passage", "community")

@@ -1,22 +1,18 @@
-"""JSON text exactly as taguru writes and reads it.
+"""JSON text exactly as taguru writes it, and Rust's float text.
 
 taguru serializes with serde_json, whose float text differs from Python's ``repr``: positional
 notation for doubles with decimal exponent -5..15 (``0.00001``, ``1e+16``, ``1e-6``), and
 32-bit floats written as their own shortest decimal (``0.28768212``, not the widened double).
-Its parser is serde_json's fast one, which is not correctly rounded. Specification:
-``evaluate-run.md`` §7.1 and ``thresholds-and-compare.md`` Appendix N.
+Reading is :mod:`pytest_taguru.core.serde`'s. Specification: ``evaluate-run.md`` §7.1 and
+``thresholds-and-compare.md`` Appendix N.
 """
 
 import json
 import math
-import re
 import struct
 from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
-
-_POW10 = [float(f"1e{k}") for k in range(309)]
-_U64_MAX = 2**64 - 1
 
 
 class Float32(float):
@@ -134,78 +130,6 @@ def format_plain_f32(value: float) -> str:
     (The artifact's float text is a different rule: ``format_f32``.)
     """
     return _plain_text(value, shortest_f32_digits)
-
-
-def parse_serde_float(text: str) -> float:
-    """serde_json's default (not correctly rounded) float parser, bit for bit.
-
-    Use as ``json.loads(text, parse_float=parse_serde_float)``; see Appendix N.2.
-    """
-    negative = text.startswith("-")
-    body = text[1:] if negative else text
-    mantissa, _, exp_text = body.replace("E", "e").partition("e")
-    int_part, _, frac_part = mantissa.partition(".")
-    significand, exp, overflowed = 0, 0, False
-    for ch in int_part:
-        if not overflowed and significand * 10 + int(ch) <= _U64_MAX:
-            significand = significand * 10 + int(ch)
-        else:
-            overflowed = True
-            exp += 1
-    for ch in frac_part:
-        if significand * 10 + int(ch) > _U64_MAX:
-            break
-        significand = significand * 10 + int(ch)
-        exp -= 1
-    if exp_text:
-        exp += int(exp_text)
-    result = float(significand)
-    while True:
-        if abs(exp) <= 308:
-            if exp >= 0:
-                result *= _POW10[exp]
-                if math.isinf(result):
-                    raise ValueError("number out of range")
-            else:
-                result /= _POW10[-exp]
-            break
-        if result == 0.0:
-            break
-        if exp > 0:
-            raise ValueError("number out of range")
-        result /= 1e308
-        exp += 308
-    return -result if negative else result
-
-
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not valid JSON")
-
-
-_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89abcdefABCDEF]")
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def has_lone_surrogate(value: Any) -> bool:
-    """Whether a parsed JSON value holds a lone surrogate anywhere (keys included)."""
-    if isinstance(value, str):
-        return _LONE_SURROGATE.search(value) is not None
-    if isinstance(value, list):
-        return any(has_lone_surrogate(item) for item in value)
-    if isinstance(value, dict):
-        return any(has_lone_surrogate(k) or has_lone_surrogate(v) for k, v in value.items())
-    return False
-
-
-def loads_serde(text: str | bytes) -> Any:
-    """Parse JSON as taguru does: serde floats, ``NaN``/``Infinity`` refused, and an unpaired
-    ``\\uD800``–``\\uDFFF`` escape refused (Python would keep it as a lone surrogate, which no
-    UTF-8 writer accepts)."""
-    value = json.loads(text, parse_float=parse_serde_float, parse_constant=_reject_constant)
-    raw = text if isinstance(text, str) else text.decode("utf-8", errors="replace")
-    if _SURROGATE_ESCAPE.search(raw) is not None and has_lone_surrogate(value):
-        raise ValueError("lone leading surrogate in hex escape")  # serde_json's wording
-    return value
 
 
 def _scalar(value: Any) -> str:

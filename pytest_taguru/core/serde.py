@@ -1,29 +1,69 @@
-"""Strict JSON reading the way taguru's serde_json reads it, and serde's error wording.
+"""The one JSON reader: taguru's inputs and answers read the way its serde_json reads them.
 
-Shared by the two tolerant-or-strict readers of taguru's input files: ``compare_view`` (an
-``evaluation.json``, thresholds-and-compare.md B.2) and ``thresholds_file`` (A.2). What Python's
-``json`` accepts and serde refuses is refused here: ``NaN``/``Infinity``, numbers overflowing
-f64, nesting deeper than serde's recursion limit, lone surrogate escapes in strings that are
-read. Numbers are read as serde does (Appendix N.2); an object keeps every key/value pair so
-that a fixed-shape reader can refuse a repeated field while a name-keyed map lets the last one
-win. Error texts follow serde's wording. Syntax errors and ``NaN``/``Infinity`` tokens also
-carry serde's ``at line L column C`` (a byte column); errors met after parsing (a field's type,
-a lone surrogate, ``number out of range``) are left without one, Python's parser having kept
-no positions.
+Every JSON document the plugin reads goes through :func:`read_json`: an ``eval.jsonl`` line
+(``run/dataset``), the thresholds file (``gate/file``), an ``evaluation.json`` (the lenient
+``artifact/evaluation`` and compare's tolerant ``artifact/view``) and the server's answers
+(``run/client``, ``run/preflight``). The reading rule, once:
+
+* **Text.** One JSON value in a ``str`` (the caller decodes bytes as UTF-8), white space
+  around it; anything after it is ``trailing characters``. A byte-order mark is not white
+  space: ``expected value at line 1 column 1``.
+* **Integers.** A literal without fraction or exponent that fits ``i64`` or ``u64``
+  (``I64_MIN..=U64_MAX``) is an exact ``int``; ``-0`` is the float ``-0.0``, as serde reads
+  it. serde reads a wider literal as an f64, through its float parser; so does this reader,
+  unless ``exact_wide_integers``: then the literal stays the exact ``int`` (past the f64 range
+  it is still refused), so that a typed field can name it in its own range error
+  (``expected an integer at most 18446744073709551615, got 18446744073709551616``).
+* **Floats.** serde_json's default parser, without ``float_roundtrip``
+  (``thresholds-and-compare.md`` Appendix N.2), bit for bit: not correctly rounded
+  (``0.09090909090909091`` reads as ``0.09090909090909093``); below the f64 range a number is
+  ``0.0``, past it ``number out of range``, placed at the number's last character.
+* **NaN, Infinity, -Infinity** are not JSON: ``expected value`` at ``NaN``/``Infinity``,
+  ``invalid number`` at the ``I`` of ``-Infinity`` (serde reads the ``-`` as a sign).
+* **Nesting.** Arrays and objects nest 127 deep; the 128th level is
+  ``recursion limit exceeded`` (serde's recursion limit), whatever Python's own limit.
+* **Strings.** A ``\\uD800``–``\\uDFFF`` escape that is not half of a pair is
+  ``lone leading surrogate in hex escape``. serde refuses it in every string it reads, keys
+  included: with ``check_strings`` (the default) that is every string of the document; a
+  reader that skips unknown fields (compare's view) passes ``check_strings=False`` and checks
+  each string it reads with :func:`whole_text`.
+* **Repeated keys.** An object is a :class:`JsonObject`: a ``dict`` in which the last value
+  wins (serde's maps and ``serde_json::Value``), plus ``pairs``, every pair in document order,
+  so that a fixed-shape reader can refuse a repeated field (serde's ``duplicate field``).
+* **Errors** are :class:`SerdeError` (a ``ValueError``) worded as serde words them
+  (:mod:`pytest_taguru.core.serde_wording`). Syntax errors, ``NaN``/``Infinity`` and an
+  overflowing number carry serde's ``at line L column C`` (a byte column); the nesting and
+  surrogate refusals carry none, Python's parser having kept no positions. Callers print
+  the text after their own prefix (``<path>: line <n>: not JSON: …``,
+  ``<path>: malformed evaluation.json: …``); the client turns any refusal into "not a
+  taguru response".
+
+Outside the rule, on purpose: the case block's trip from a pytest-xdist worker to the
+controller (``artifact/case``) is Python-to-Python transport, written losslessly with
+``Infinity`` and read back by Python's ``json``; and the reference server decodes request
+bodies its own way (``server/http/bodies``), which differs observably from this rule (its
+400 texts are Python's words, floats are correctly rounded, ``-0`` is the integer 0, lone
+surrogates are accepted).
 """
 
 import json
+import math
 import re
 from collections import Counter
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from typing import Any
 
-from pytest_taguru.core.jsontext import format_f64, parse_serde_float
+from pytest_taguru.core.jsontext import to_f32
+from pytest_taguru.core.limits import I64_MIN, U64_MAX
+from pytest_taguru.core.serde_wording import (
+    constant_wording,
+    overflow_wording,
+    syntax_wording,
+)
 
-U64_MAX = 2**64 - 1
-I64_MIN = -(2**63)
 NESTING_LIMIT = 127
 """serde_json's recursion limit: the 128th nested array or object is refused."""
+RECURSION_LIMIT = "recursion limit exceeded"
 LONE_SURROGATE = "lone leading surrogate in hex escape"
 
 
@@ -34,6 +74,8 @@ class SerdeError(ValueError):
 class JsonObject(dict[str, Any]):
     """A parsed JSON object: a ``dict`` where a repeated key keeps its last value, plus
     ``pairs``, every key/value pair in document order, for readers that refuse repeats."""
+
+    __slots__ = ("pairs",)
 
     def __init__(self, pairs: list[tuple[str, Any]]) -> None:
         super().__init__(pairs)
@@ -47,226 +89,166 @@ class JsonObject(dict[str, Any]):
         return frozenset(key for key, n in Counter(key for key, _ in self.pairs).items() if n > 1)
 
 
+# --- numbers (Appendix N.2) --------------------------------------------------------------------
+
+_POW10 = [float(f"1e{k}") for k in range(309)]
+
+
+def parse_serde_float(text: str) -> float:
+    """serde_json's default (not correctly rounded) float parser, bit for bit; a number past
+    the f64 range raises ``ValueError``."""
+    negative = text.startswith("-")
+    body = text[1:] if negative else text
+    mantissa, _, exp_text = body.replace("E", "e").partition("e")
+    int_part, _, frac_part = mantissa.partition(".")
+    significand, exp, overflowed = 0, 0, False
+    for ch in int_part:
+        if not overflowed and significand * 10 + int(ch) <= U64_MAX:
+            significand = significand * 10 + int(ch)
+        else:
+            overflowed = True
+            exp += 1
+    for ch in frac_part:
+        if significand * 10 + int(ch) > U64_MAX:
+            break
+        significand = significand * 10 + int(ch)
+        exp -= 1
+    if exp_text:
+        exp += int(exp_text)
+    result = float(significand)
+    while True:
+        if abs(exp) <= 308:
+            if exp >= 0:
+                result *= _POW10[exp]
+                if math.isinf(result):
+                    raise ValueError("number out of range")
+            else:
+                result /= _POW10[-exp]
+            break
+        if result == 0.0:
+            break
+        if exp > 0:
+            raise ValueError("number out of range")
+        result /= 1e308
+        exp += 308
+    return -result if negative else result
+
+
+_I64_U64_DIGITS = len(str(I64_MIN))
+"""No integer literal longer than this fits ``i64``/``u64`` (and ``int()`` is not asked)."""
+
+
 def parse_int(text: str) -> int | float:
-    """serde keeps an integer that fits i64/u64 exact; ``-0`` and longer ones are f64."""
+    """serde keeps an integer that fits i64/u64 exact; ``-0`` and wider ones are f64."""
     if text == "-0":
         return -0.0
-    value = int(text)
-    return value if I64_MIN <= value <= U64_MAX else parse_serde_float(text)
+    if len(text) <= _I64_U64_DIGITS:
+        value = int(text)
+        if I64_MIN <= value <= U64_MAX:
+            return value
+    return parse_serde_float(text)
+
+
+def _exact_integer(text: str) -> int | float:
+    """:func:`parse_int`, except that a wider integer within the f64 range stays exact."""
+    value = parse_int(text)
+    return int(text) if isinstance(value, float) and text != "-0" else value
+
+
+def int_to_f32(value: int) -> float:
+    """serde_json's integer → f32 (a JSON integer read into an ``f32`` field): correctly
+    rounded within i64/u64; beyond, serde reads the integer as a double first (Appendix N.2)."""
+    if not I64_MIN <= value <= U64_MAX:
+        return to_f32(parse_serde_float(str(value)))
+    magnitude = abs(value)
+    excess = magnitude.bit_length() - 24  # f32 keeps 24 significant bits
+    if excess > 0:
+        quotient, remainder = divmod(magnitude, 1 << excess)
+        half = 1 << (excess - 1)
+        if remainder > half or (remainder == half and quotient & 1):
+            quotient += 1
+        magnitude = quotient << excess
+    return math.copysign(float(magnitude), value)
+
+
+def _number(token: str) -> int | float:
+    """A number token as the reader reads it (only its refusal matters: the error's place)."""
+    return parse_int(token) if token.lstrip("-").isdigit() else parse_serde_float(token)
 
 
 class _Constant(Exception):
     """Python's parser met ``NaN``, ``Infinity`` or ``-Infinity``: not JSON to serde."""
 
 
-def _reject_constant(name: str) -> Any:
+def _refuse_constant(name: str) -> Any:
     raise _Constant(name)
 
 
-_JSON_SPACE = " \t\n\r"
-_ONE_CHARACTER_ERRORS = {
-    # Python's message → serde_json's ErrorCode text, for an error at one character.
-    "Expecting ':' delimiter": "expected `:`",
-    "Extra data": "trailing characters",
-    "Invalid control character at": (
-        "control character (\\u0000-\\u001F) found while parsing a string"
-    ),
-    "Invalid \\uXXXX escape": "invalid escape",
-    "Unexpected UTF-8 BOM (decode using utf-8-sig)": "expected value",
-}
+# --- the reader ---------------------------------------------------------------------------------
+
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89abcdefABCDEF]")
 
 
-def _position(text: str, index: int, *, at_end: bool) -> str:
-    """serde_json's ``at line L column C``: the column counts UTF-8 bytes; a character's
-    column is 1-based, and at the end of the input it is the last line's length."""
-    line = text.count("\n", 0, index) + 1
-    start = text.rfind("\n", 0, index) + 1
-    column = len(text[start:index].encode("utf-8", "surrogatepass")) + (0 if at_end else 1)
-    return f"at line {line} column {column}"
+def _may_hold_surrogate(text: str) -> bool:
+    """Whether a lone surrogate can be in the document: only from a ``\\uD800``-``\\uDFFF``
+    escape, or from a Python ``str`` that holds one already (text decoded from UTF-8 cannot)."""
+    if "\\u" in text and _SURROGATE_ESCAPE.search(text) is not None:
+        return True
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
 
 
-def _outside_strings(text: str) -> Iterator[tuple[int, str]]:
-    """Every character of ``text`` that is not inside a string literal, with its index."""
-    in_string = escaped = False
-    for index, ch in enumerate(text):
-        if in_string:
-            escaped, in_string = (False, True) if escaped else (ch == "\\", ch != '"')
-        elif ch == '"':
-            in_string = True
-        else:
-            yield index, ch
+def read_json(text: str, *, exact_wide_integers: bool = False, check_strings: bool = True) -> Any:
+    """Parse ``text`` by the reading rule above; objects become :class:`JsonObject`.
 
-
-def _innermost(text: str, end: int) -> str:
-    """The innermost ``[`` or ``{`` still open before ``end`` (``""`` at the top level)."""
-    open_brackets: list[str] = []
-    for index, ch in _outside_strings(text):
-        if index >= end:
-            break
-        if ch in "[{":
-            open_brackets.append(ch)
-        elif ch in "]}" and open_brackets:
-            open_brackets.pop()
-    return open_brackets[-1] if open_brackets else ""
-
-
-def _constant_wording(text: str, name: str) -> str:
-    """serde at the first ``name`` token: ``expected value`` at ``NaN``/``Infinity``;
-    ``-Infinity`` is a sign without a digit, ``invalid number`` at its ``I``."""
-    index = next(i for i, _ in _outside_strings(text) if text.startswith(name, i))
-    if name.startswith("-"):
-        return f"invalid number {_position(text, index + 1, at_end=False)}"
-    return f"expected value {_position(text, index, at_end=False)}"
-
-
-_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?")
-
-
-def _overflow_wording(text: str) -> str:
-    """serde's ``number out of range``, placed at the last character of the first number
-    token (outside strings) that overflows f64: serde reads the whole number first."""
-    for index, ch in _outside_strings(text):
-        starts = ch in "-0123456789" and text[index - 1 : index] not in tuple("0123456789.eE+-")
-        token = _NUMBER.match(text, index) if starts else None
-        if token is None:
-            continue
-        number = token.group()
-        read = parse_int if number.lstrip("-").isdigit() else parse_serde_float
-        try:
-            read(number)
-        except ValueError:
-            return f"number out of range {_position(text, token.end() - 1, at_end=False)}"
-    return "number out of range"
-
-
-_NUMBER_TAIL = re.compile(r"-?[0-9][0-9.eE+-]*\Z")
-_LITERALS = {"t": "true", "f": "false", "n": "null"}
-
-
-def _scalar_error(text: str, pos: int, message: str) -> str | None:
-    """serde's error inside a number or a ``true``/``false``/``null`` that Python's parser
-    stopped short of, or ``None``.
-
-    serde keeps reading such a token where Python ends it: ``1.``, ``1e+``, ``01`` are
-    ``invalid number``; ``-`` or ``tr`` at the end are ``EOF while parsing a value``;
-    ``tx`` is ``expected ident``.
-    """
-    end = len(text)
-    if message == "Expecting value" and text[pos : pos + 1] in _LITERALS:
-        word = _LITERALS[text[pos]]
-        index = pos + 1
-        while index < end and index - pos < len(word) and text[index] == word[index - pos]:
-            index += 1
-        if index - pos == len(word):
-            return None
-        if index == end:
-            return f"EOF while parsing a value {_position(text, end, at_end=True)}"
-        return f"expected ident {_position(text, index, at_end=False)}"
-    if message == "Expecting value" and text[pos : pos + 1] == "-":
-        if pos + 1 == end:
-            return f"EOF while parsing a value {_position(text, end, at_end=True)}"
-        return f"invalid number {_position(text, pos + 1, at_end=False)}"
-    number = _NUMBER_TAIL.search(text, 0, pos)
-    if message not in ("Extra data", "Expecting ',' delimiter") or number is None:
-        return None
-    read, here = number.group(), text[pos : pos + 1]
-    if here.isdigit() and read.lstrip("-") == "0":
-        return f"invalid number {_position(text, pos, at_end=False)}"
-    if here == "." and not any(mark in read for mark in ".eE"):
-        if pos + 1 == end:
-            return f"EOF while parsing a value {_position(text, end, at_end=True)}"
-        return f"invalid number {_position(text, pos + 1, at_end=False)}"
-    if here in ("e", "E") and not any(mark in read for mark in "eE"):
-        index = pos + 2 if text[pos + 1 : pos + 2] in ("+", "-") else pos + 1
-        return f"invalid number {_position(text, index, at_end=index == end)}"
-    return None
-
-
-def _syntax_wording(error: json.JSONDecodeError) -> str:
-    """What serde_json says, and where, for the syntax error Python's parser found.
-
-    Python stops at the same character as serde for the errors a hand-edited file has
-    (a missing or trailing comma or colon, an unquoted key, a truncated file, trailing
-    data); its messages are mapped to serde's, with serde's byte column.
-    """
-    text, pos, message = error.doc, error.pos, error.msg
-    before = text[:pos].rstrip(_JSON_SPACE)[-1:]
-    container = "a list" if _innermost(text, pos) == "[" else "an object"
-    token = _scalar_error(text, pos, message)
-    if token is not None:
-        return token
-    if message.startswith("Unterminated string") or (
-        # Python refuses 4 hex digits ending the input; serde reads them, then runs out.
-        message == "Invalid \\uXXXX escape" and len(text) - pos <= 5
-    ):
-        return f"EOF while parsing a string {_position(text, len(text), at_end=True)}"
-    if not text[pos:].strip(_JSON_SPACE) and message.startswith("Expecting"):
-        eof = {
-            "Expecting value": "a list" if before == "[" else "a value",
-            "Expecting property name enclosed in double quotes": (
-                "an object" if before == "{" else "a value"
-            ),
-            "Expecting ',' delimiter": container,
-        }.get(message, "an object")
-        return f"EOF while parsing {eof} {_position(text, len(text), at_end=True)}"
-    here = text[pos : pos + 1]
-    if message == "Expecting value":
-        wording = "trailing comma" if here == "]" and before == "," else "expected value"
-    elif message == "Expecting property name enclosed in double quotes":
-        wording = "trailing comma" if here == "}" else "key must be a string"
-    elif message == "Expecting ',' delimiter":
-        wording = "expected `,` or `]`" if container == "a list" else "expected `,` or `}`"
-    elif message == "Invalid \\escape":
-        wording, pos = "invalid escape", pos + 1  # serde points at the escaped character
-    else:
-        wording = _ONE_CHARACTER_ERRORS.get(message, message)
-    return f"{wording} {_position(text, pos, at_end=False)}"
-
-
-def load_json(text: str) -> Any:
-    """Parse ``text`` as serde_json would; objects become :class:`JsonObject`.
-
-    Raises :class:`SerdeError`: a syntax error or a ``NaN``/``Infinity`` token worded and
-    placed as serde does (``trailing characters at line 1 column 25``), ``number out of
-    range``, or ``recursion limit exceeded``. Strings are not checked here (see
-    :func:`whole_text`).
+    Raises :class:`SerdeError` with serde's wording (``trailing characters at line 1 column
+    25``, ``number out of range at line 2 column 405``, ``recursion limit exceeded``, …).
     """
     try:
         document = json.loads(
             text,
             parse_float=parse_serde_float,
-            parse_int=parse_int,
-            parse_constant=_reject_constant,
+            parse_int=_exact_integer if exact_wide_integers else parse_int,
+            parse_constant=_refuse_constant,
             object_pairs_hook=JsonObject,
         )
     except json.JSONDecodeError as error:
-        raise SerdeError(_syntax_wording(error)) from None
+        raise SerdeError(syntax_wording(error)) from None
     except _Constant as constant:
-        raise SerdeError(_constant_wording(text, str(constant))) from None
+        raise SerdeError(constant_wording(text, str(constant))) from None
     except RecursionError:
-        raise SerdeError("recursion limit exceeded") from None
-    except ValueError:  # the number hook's refusal: an overflowing number
-        raise SerdeError(_overflow_wording(text)) from None
-    _check_nesting(document)
+        raise SerdeError(RECURSION_LIMIT) from None
+    except ValueError:  # the number hooks' refusal: an overflowing number
+        raise SerdeError(overflow_wording(text, _number)) from None
+    if text.count("[") + text.count("{") > NESTING_LIMIT:  # else it cannot nest that deep
+        _check_nesting(document)
+    if check_strings and _may_hold_surrogate(text):
+        check_every_string(document)
     return document
 
 
-def _nested(document: Any) -> Iterator[tuple[Any, int]]:
-    """Every value of ``document`` with its depth, keys included (iterative, any depth)."""
-    pending: list[tuple[Any, int]] = [(document, 0)]
-    while pending:
-        value, depth = pending.pop()
-        yield value, depth
-        if isinstance(value, JsonObject):
-            pending += [(item, depth + 1) for pair in value.pairs for item in pair]
-        elif isinstance(value, list):
-            pending += [(item, depth + 1) for item in value]
+def _values(container: dict[str, Any] | list[Any]) -> Iterable[Any]:
+    """The values directly inside an array or object, a repeated key's earlier ones too."""
+    if isinstance(container, JsonObject) and len(container) != len(container.pairs):
+        return [value for _, value in container.pairs]
+    return container.values() if isinstance(container, dict) else container
 
 
 def _check_nesting(document: Any) -> None:
-    for value, depth in _nested(document):
-        if isinstance(value, dict | list) and depth >= NESTING_LIMIT:
-            raise SerdeError("recursion limit exceeded")
+    """Refuse the 128th level, one level of containers at a time (keys are never one)."""
+    level = [document] if isinstance(document, dict | list) else []
+    for _ in range(NESTING_LIMIT):
+        level = [
+            value
+            for container in level
+            for value in _values(container)
+            if isinstance(value, dict | list)
+        ]
+    if level:
+        raise SerdeError(RECURSION_LIMIT)
 
 
 def whole_text(value: str) -> str:
@@ -279,11 +261,26 @@ def whole_text(value: str) -> str:
     return value
 
 
+def _nested(document: Any) -> Iterator[Any]:
+    """Every value of ``document``, keys included (iterative, any depth)."""
+    pending: list[Any] = [document]
+    while pending:
+        value = pending.pop()
+        yield value
+        if isinstance(value, dict):
+            pending += [*value, *_values(value)]
+        elif isinstance(value, list):
+            pending += value
+
+
 def check_every_string(document: Any) -> None:
     """:func:`whole_text` on every string of a document whose every string is read."""
-    for value, _ in _nested(document):
+    for value in _nested(document):
         if isinstance(value, str):
             whole_text(value)
+
+
+# --- structs ------------------------------------------------------------------------------------
 
 
 def fields_from_array(
@@ -314,44 +311,3 @@ def as_value(document: Any) -> Any:
     if isinstance(document, list):
         return [as_value(item) for item in document]
     return document
-
-
-def duplicate_field(name: str) -> str:
-    return f"duplicate field `{name}`"
-
-
-def _rust_debug(text: str) -> str:
-    """Rust's ``{:?}`` of a string: quoted; quote, backslash and control characters escaped."""
-    short = {"\0": "\\0", "\t": "\\t", "\r": "\\r", "\n": "\\n", '"': '\\"', "\\": "\\\\"}
-    escaped = (
-        short.get(ch) or (f"\\u{{{ord(ch):x}}}" if ord(ch) < 0x20 or ord(ch) == 0x7F else ch)
-        for ch in text
-    )
-    return '"' + "".join(escaped) + '"'
-
-
-def describe(value: Any) -> str:
-    """serde_json's name for an unexpected JSON value (``null``, ``integer `1```, …).
-
-    A float is shown in serde_json's own float text (Appendix N.1), a string as Rust's
-    ``{:?}`` shows it.
-    """
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return f"boolean `{str(value).lower()}`"
-    if isinstance(value, int):
-        return f"integer `{value}`"
-    if isinstance(value, float):
-        return f"floating point `{format_f64(value)}`"
-    if isinstance(value, str):
-        return f"string {_rust_debug(value)}"
-    return "sequence" if isinstance(value, list) else "map"
-
-
-def invalid_type(value: Any, expected: str) -> str:
-    return f"invalid type: {describe(value)}, expected {expected}"
-
-
-def invalid_value(value: Any, expected: str) -> str:
-    return f"invalid value: {describe(value)}, expected {expected}"

@@ -1,5 +1,8 @@
 """Wire models: the taguru server responses the evaluator reads, one model per shape.
 
+This module holds the context, search, resolve, query and citation shapes; the evidence
+package and its request are :mod:`pytest_taguru.core.wire_evidence`.
+
 The plugin's client decodes with them and the reference server builds its answers with them,
 so both sides share one definition. Decoding follows taguru's own client (serde): strict types
 (``3.0`` is not an integer, strings are never coerced, ``null`` is not a missing value), extra
@@ -15,9 +18,8 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from pytest_taguru.core.jsontext import F32_FIELD
+from pytest_taguru.core.limits import U32, U64
 
-U32 = Annotated[int, Field(ge=0, le=2**32 - 1)]
-U64 = Annotated[int, Field(ge=0, le=2**64 - 1)]
 F32 = Annotated[float, F32_FIELD]
 """A 32-bit float on the server (scores, floors): written back as the shortest f32 text."""
 
@@ -26,21 +28,6 @@ class WireModel(BaseModel):
     """Base of every wire shape: strict scalars, extra keys ignored, immutable."""
 
     model_config = ConfigDict(strict=True, extra="ignore", frozen=True)
-
-
-class ErrorBody(WireModel):
-    """Error envelope: ``{"status": "error", "code", "error", "time"}`` plus optional extras,
-    each left out when it does not apply (server-wire §1.3)."""
-
-    status: str = "error"
-    code: str
-    error: str
-    time: float = 0.0
-    issues: list[dict[str, Any]] | None = None
-    issues_total: U64 | None = None
-    integrity: str | None = None
-    durable_batches: U64 | None = None
-    retryable_after_correction: bool | None = None
 
 
 # --- GET /contexts/{name} -------------------------------------------------------------------
@@ -125,37 +112,10 @@ class ContextEntry(WireModel):
         return value
 
 
-class ContextList(WireModel):
-    """``GET /contexts``."""
-
-    contexts: list[ContextEntry]
-    total: U64
-
-
 class EmbeddingsStatus(WireModel):
     """``GET /contexts/{name}/embeddings``; only ``provider_model`` is read by the evaluator."""
 
     provider_model: str | None = None
-
-
-class SourceEntry(WireModel):
-    """One listed source; ``stored_at``, ``date`` and ``tags`` are left out when absent."""
-
-    name: str
-    stored_at: U64 | None = None
-    date: U64 | None = None
-    tags: list[str] | None = None
-
-
-class SourcesPage(WireModel):
-    """``GET /contexts/{name}/sources``: one keyset page of stored passage source names.
-
-    ``total`` counts every stored source (after ``prefix``), independent of the page.
-    """
-
-    total: U64 = 0
-    sources: list[str]
-    entries: list[SourceEntry] = Field(default_factory=list)
 
 
 # --- POST /contexts/{name}/sources/search ---------------------------------------------------
@@ -288,190 +248,3 @@ class Citation(WireModel):
     source: str
     section: str | None = None
     locator: Locator | None = None
-
-
-# --- POST /contexts/{name}/evidence ---------------------------------------------------------
-# Decoded as strictly as taguru's client does (assembly.md §2.6): the keys named there are
-# required, integers are non-negative JSON integers, unknown keys are ignored. Keys the server
-# may leave out (``corroboration``, ``contradicts``, the community extras, a lane's ``reason``,
-# the reranker's ``model``/``reason``, an omission's ``duplicate_of``) are ``None`` when absent.
-
-
-class EvidenceLaneRank(WireModel):
-    """The best rank a candidate got in one retrieval lane (open vocabulary ``lane``)."""
-
-    lane: str
-    rank: U64
-
-
-class CitationRef(WireModel):
-    """A ``(source, paragraph)`` locator an item cites; its text is in ``citations[]``."""
-
-    source: str
-    paragraph: U32
-
-
-class Corroboration(WireModel):
-    """An association's distinct attribution sources and its resolved attribution locators."""
-
-    sources: list[str]
-    attributions: list[CitationRef]
-
-
-class CommunityMember(WireModel):
-    name: str
-    strength: float
-
-
-class CommunityHit(WireModel):
-    """A community summary hit; the optional keys are left out when absent, empty or false."""
-
-    community: str
-    score: F32
-    text: str
-    paragraph: U32
-    level: U64 | None = None
-    parent: str | None = None
-    concept_count: U64 | None = None
-    members: list[CommunityMember] | None = None
-    members_truncated: bool | None = None
-
-
-class EvidenceItem(WireModel):
-    """One admitted item; exactly one payload key, matching ``kind``, on a taguru server.
-
-    The client derives an item's own locator from which payload is present (``passage``
-    first, then ``community``), never from ``kind``.
-    """
-
-    candidate_id: str
-    kind: str
-    fused_rank: U64
-    lane_ranks: list[EvidenceLaneRank]
-    citation_refs: list[CitationRef]
-    corroboration: Corroboration | None = None
-    contradicts: list[str] | None = None
-    bytes: U64 | None = None
-    estimated_tokens: U64 | None = None
-    association: Association | None = None
-    passage: SearchHit | None = None
-    community: CommunityHit | None = None
-
-
-class EvidenceCitation(WireModel):
-    """One cited paragraph, exactly once per locator, sorted by ``(source, paragraph)``."""
-
-    source: str
-    paragraph: U32
-    citation: Citation
-
-
-class BudgetLimits(WireModel):
-    max_items: U64
-    max_bytes: U64
-    max_tokens: U64
-
-
-class BudgetUsage(WireModel):
-    """``budget``: what the admitted items and citations cost, and the limits applied."""
-
-    items_used: U64
-    bytes_used: U64
-    tokens_used: U64
-    limits: BudgetLimits
-
-
-class OmittedCandidate(WireModel):
-    """A non-admitted candidate; ``duplicate_of`` only for ``duplicate_passage``."""
-
-    candidate_id: str
-    kind: str
-    reason: str
-    duplicate_of: str | None = None
-
-
-class EvidenceLanes(WireModel):
-    """``plan.lanes``: all six lanes are required; a lane's ``reason`` only when it did not run."""
-
-    resolve: LanePlan
-    query: LanePlan
-    activate: LanePlan
-    passages: LanePlan
-    communities: LanePlan
-    citations: LanePlan
-
-
-class Selection(WireModel):
-    dedup_dropped: U64
-    contradiction_groups: U64
-    diversity_tier_width: U64
-
-
-class RerankerPlan(WireModel):
-    """``plan.reranker``: ``model`` only when it ran, ``reason`` only when requested but not run."""
-
-    configured: bool
-    ran: bool
-    model: str | None = None
-    reason: str | None = None
-
-
-class EvidencePlan(WireModel):
-    lanes: EvidenceLanes
-    selection: Selection
-    reranker: RerankerPlan
-
-
-class EvidencePackage(WireModel):
-    """The ``result`` of ``POST /contexts/{name}/evidence`` (assembly.md §2.4)."""
-
-    items: list[EvidenceItem]
-    citations: list[EvidenceCitation]
-    budget: BudgetUsage
-    omitted: list[OmittedCandidate]
-    omitted_total: U64
-    omitted_by_reason: dict[str, U64]
-    plan: EvidencePlan
-
-
-def _one_or_many(value: Any) -> Any:
-    """A bare string stands for a one-element list (``origins``, ``labels``)."""
-    return [value] if isinstance(value, str) else value
-
-
-class EvidenceBudgetRequest(WireModel):
-    """A request's ``budget``; each ceiling defaults (and is capped) per ``budget.Limits``."""
-
-    max_items: U64 | None = None
-    max_bytes: U64 | None = None
-    max_tokens: U64 | None = None
-
-
-class EvidenceRerankRequest(WireModel):
-    """A request's ``rerank``: ``{}`` asks for the server's model, ``model`` pins one."""
-
-    model: str | None = None
-
-
-class EvidenceRequest(WireModel):
-    """The body of ``POST /contexts/{name}/evidence`` (assembly.md §2.2).
-
-    ``origins`` is required and not nullable; every other field may be absent or ``null``
-    (meaning the same), except ``include_communities``, a plain boolean that only defaults
-    when missing. Unknown keys are ignored, inside ``budget`` and ``rerank`` too.
-    """
-
-    origins: list[str]
-    labels: list[str] | None = None
-    dice_floor: float | None = None
-    semantic_floor: float | None = None
-    resolve_limit: U64 | None = None
-    activate_decay: float | None = None
-    activate_limit: U64 | None = None
-    text_fallback_query: str | None = None
-    search_limit: U64 | None = None
-    include_communities: bool = False
-    budget: EvidenceBudgetRequest | None = None
-    rerank: EvidenceRerankRequest | None = None
-
-    _origins_one_or_many = field_validator("origins", "labels", mode="before")(_one_or_many)

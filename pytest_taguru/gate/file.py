@@ -9,16 +9,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from pytest_taguru.core.serde import (
-    JsonObject,
-    SerdeError,
-    check_every_string,
-    duplicate_field,
-    fields_from_array,
-    invalid_type,
-    invalid_value,
-    load_json,
-)
+from pytest_taguru.core.serde import JsonObject, SerdeError, fields_from_array, read_json
+from pytest_taguru.core.serde_wording import duplicate_field, invalid_type, invalid_value
 
 # --- the file model (A.2) --------------------------------------------------------------------
 
@@ -177,8 +169,7 @@ def parse_thresholds(raw: bytes) -> ThresholdsFile:
     first met in document order is reported, as serde does.
     """
     try:
-        document = load_json(raw.decode("utf-8"))
-        check_every_string(document)  # every string of the file is read: names and keys
+        document = read_json(raw.decode("utf-8"))  # every string is read: names and keys
     except UnicodeDecodeError as error:
         raise ThresholdsParseError(f"invalid UTF-8: {error}") from error
     except SerdeError as error:

@@ -31,7 +31,13 @@ from pytest_taguru.artifact.case import (
 )
 from pytest_taguru.core.jsontext import Float32, dumps_compact
 from pytest_taguru.gate.thresholds import CaseViolation
-from pytest_taguru.run.dataset import RESOLVE_LIMIT, EvalCase, ExpectedSource
+from pytest_taguru.run.dataset import EvalCase, ExpectedSource
+from pytest_taguru.run.lanes.request_bodies import (
+    citation_body,
+    query_body,
+    resolve_body,
+    search_body,
+)
 from pytest_taguru.score.case import association_covered, is_valid, names_covered, satisfies
 from pytest_taguru.score.registry import METRICS, SEARCH
 
@@ -53,18 +59,6 @@ def json_body(fields: dict[str, Any]) -> str:
 
 def _request(context: str, route: str, fields: dict[str, Any]) -> str:
     return f"POST /contexts/{context}/{route} {json_body(fields)}"
-
-
-def _search_options(case: EvalCase, block: CaseBlock) -> dict[str, Any]:
-    """The filter part of the passage search body, as the lane sends it (§4.1)."""
-    floor = case.options.floor
-    return {
-        "limit": block.limit,
-        "semantic_floor": None if floor is None else Float32(floor),
-        "tags": list(case.options.tags),
-        "since": case.options.since,
-        "until": case.options.until,
-    }
 
 
 def _paragraphs(entry: ExpectedSource) -> str:
@@ -205,22 +199,25 @@ def _missed_sources(case: EvalCase, block: CaseBlock) -> list[ExpectedSource]:
     ]
 
 
-def _explain_search(case: EvalCase, block: CaseBlock, context: str, source: str,
-                    paragraph: int | None) -> str:
-    target: dict[str, Any] = {"query": case.query, "source": source}
+def _printed_search_body(case: EvalCase) -> dict[str, Any]:
+    """The passage lane's search body, its floor printed as its 32-bit text (§4.1)."""
+    return search_body(case, floor_type=Float32)
+
+
+def _explain_search(case: EvalCase, context: str, source: str, paragraph: int | None) -> str:
+    body = _printed_search_body(case)
+    target: dict[str, Any] = {"query": body.pop("query"), "source": source}
     if paragraph is not None:
         target["paragraph"] = paragraph
-    return _request(context, "sources/search/explain", target | _search_options(case, block))
+    return _request(context, "sources/search/explain", target | body)
 
 
 def _passage_requests(case: EvalCase, block: CaseBlock, context: str) -> Iterator[str]:
-    yield _request(
-        context, "sources/search", {"query": case.query} | _search_options(case, block)
-    )
+    yield _request(context, "sources/search", _printed_search_body(case))
     for entry in _missed_sources(case, block):
         paragraphs: list[int | None] = [*entry.paragraphs] or [None]
         for paragraph in paragraphs:
-            yield _explain_search(case, block, context, entry.source, paragraph)
+            yield _explain_search(case, context, entry.source, paragraph)
 
 
 def _resolve_requests(case: EvalCase, block: CaseBlock, context: str, kind: str) -> Iterator[str]:
@@ -228,10 +225,10 @@ def _resolve_requests(case: EvalCase, block: CaseBlock, context: str, kind: str)
     route = "resolve" if kind == "concept" else "resolve_label"
     for name in _missed_names(case, block, kind)[1]:
         for cue in list(case.cues) or [case.query]:
-            yield _request(context, route, {"cue": cue, "limit": RESOLVE_LIMIT})
-            yield _request(
-                context, f"{route}/explain", {"cue": cue, "expected": name, "limit": RESOLVE_LIMIT}
-            )
+            body = resolve_body(cue)
+            yield _request(context, route, body)
+            explain = {"cue": body["cue"], "expected": name, "limit": body["limit"]}
+            yield _request(context, f"{route}/explain", explain)
 
 
 def _association_requests(block: CaseBlock, context: str) -> Iterator[str]:
@@ -241,9 +238,10 @@ def _association_requests(block: CaseBlock, context: str) -> Iterator[str]:
             continue
         pinned = [probe.subject, probe.label, probe.object]
         if all(isinstance(position, PositionResolved) for position in pinned):
-            names = [position.name for position in pinned if isinstance(position, PositionResolved)]
-            fields = dict(zip(("subject", "label", "object"), names, strict=True))
-            yield _request(context, "query", fields | {"limit": 1})
+            subject, label, object_ = (
+                position.name for position in pinned if isinstance(position, PositionResolved)
+            )
+            yield _request(context, "query", query_body(subject, label, object_))
             continue
         for route, cue, position in (
             ("resolve", probe.subject_cue, probe.subject),
@@ -251,7 +249,7 @@ def _association_requests(block: CaseBlock, context: str) -> Iterator[str]:
             ("resolve", probe.object_cue, probe.object),
         ):
             if not isinstance(position, PositionResolved):
-                yield _request(context, route, {"cue": cue, "limit": RESOLVE_LIMIT})
+                yield _request(context, route, resolve_body(cue))
 
 
 def _citation_requests(
@@ -260,10 +258,9 @@ def _citation_requests(
     checks = block.citations.checks if block.citations is not None else []
     for check in checks:
         if metric == "citations.recall" and not check.served:
-            yield _explain_search(case, block, context, check.source, check.paragraph)
+            yield _explain_search(case, context, check.source, check.paragraph)
         if metric == "citations.locator_validity" and not is_valid(check):
-            fields = {"source": check.source, "paragraph": check.paragraph}
-            yield _request(context, "citations", fields)
+            yield _request(context, "citations", citation_body(check.source, check.paragraph))
 
 
 def _reproduction(

@@ -6,7 +6,6 @@ show their verdict with these. Terminal lines follow ``evaluate-run.md`` §8.2 i
 ``thresholds-and-compare.md`` A.7.
 """
 
-import re
 import sys
 from collections.abc import Mapping
 from typing import TextIO
@@ -14,6 +13,7 @@ from typing import TextIO
 from pytest_taguru.artifact.evaluation import Evaluation
 from pytest_taguru.gate.file import ThresholdsFile
 from pytest_taguru.gate.thresholds import GateReport, Violation
+from pytest_taguru.report.markdown import cell, code
 
 CASE_LINE_CAP = 10
 """Case-scoped violations printed on the terminal; the rest are counted."""
@@ -111,18 +111,6 @@ def github_annotations(
     return annotations
 
 
-def _cell(text: str) -> str:
-    """Plain text inside a Markdown table cell: one line, pipes escaped."""
-    return " ".join(text.splitlines()).replace("|", "\\|")
-
-
-def _code(text: str) -> str:
-    """A code span inside a table cell, fenced by more backticks than the text contains."""
-    fence = "`" * (max((len(run) for run in re.findall("`+", text)), default=0) + 1)
-    padded = f" {text} " if text.startswith("`") or text.endswith("`") else text
-    return f"{fence}{_cell(padded)}{fence}"
-
-
 def _fixed(value: float | None) -> str:
     return "—" if value is None else f"{value:.6f}"
 
@@ -158,12 +146,12 @@ def step_summary_markdown(
             result = "❌ fail" if metric in failed_aggregates else "✅ pass"
             observed = "n=0" if value is None else _fixed(value)
             out.append(
-                f"| {_code(metric)} | {observed} | {_fixed(bound.min)} | {_fixed(bound.max)} "
+                f"| {code(metric)} | {observed} | {_fixed(bound.min)} | {_fixed(bound.max)} "
                 f"| {result} |"
             )
         out.append("")
     others = [v for v in violations if v.scope not in ("aggregate", "case")]
-    out += [f"- {_code(v.metric)}: {_cell(v.reason)}" for v in others]
+    out += [f"- {code(v.metric)}: {cell(v.reason)}" for v in others]
     if others:
         out.append("")
     failing = _failing_cases(report)
@@ -178,8 +166,8 @@ def step_summary_markdown(
         for case_id, items in ranked[:TOP_FAILING_CASES]:
             line = case_lines.get(case_id)
             location = eval_path if line is None else f"{eval_path}:{line}"
-            reasons = "<br>".join(f"{_code(v.metric)}: {_cell(v.reason)}" for v in items)
-            out.append(f"| {_code(case_id)} | {_code(location)} | {reasons} |")
+            reasons = "<br>".join(f"{code(v.metric)}: {cell(v.reason)}" for v in items)
+            out.append(f"| {code(case_id)} | {code(location)} | {reasons} |")
         if len(ranked) > TOP_FAILING_CASES:
             out += ["", f"… and {len(ranked) - TOP_FAILING_CASES} more failing case(s)"]
     return "\n".join(out).rstrip("\n") + "\n"

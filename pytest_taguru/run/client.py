@@ -19,7 +19,8 @@ import ada_url
 import httpx
 from pydantic import ValidationError
 
-from pytest_taguru.core.jsontext import dumps_compact, loads_serde
+from pytest_taguru.core.jsontext import dumps_compact
+from pytest_taguru.core.serde import SerdeError, read_json
 from pytest_taguru.core.text import trim, truncate_message
 
 REQUEST_TIMEOUT_S = 35.0
@@ -385,9 +386,10 @@ def _read_body(response: httpx.Response, deadline: float) -> str:
 
 
 def _parse_body(text: str) -> Any:
+    """The answer's JSON, ``None`` when it is not JSON to taguru's reader."""
     try:
-        return loads_serde(text)
-    except ValueError:
+        return read_json(text, exact_wide_integers=True)
+    except SerdeError:
         return None
 
 

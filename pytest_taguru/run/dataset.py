@@ -14,23 +14,17 @@ Absent versus null is decided here, once:
   ``ExpectedCitation``).
 """
 
-import json
-import math
-from types import UnionType
-from typing import Annotated, Any, Union, get_args, get_origin
+from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
-from pydantic_core import ErrorDetails
 
-from pytest_taguru.core.jsontext import (
-    format_plain_f32,
-    has_lone_surrogate,
-    parse_serde_float,
-    to_f32,
-)
+from pytest_taguru.core.jsontext import format_plain_f32, to_f32
+from pytest_taguru.core.limits import U8, U32, U64
+from pytest_taguru.core.serde import SerdeError, int_to_f32, read_json
 from pytest_taguru.core.text import trim
 from pytest_taguru.core.textfile import UnreadableFile, read_utf8, split_lines
 from pytest_taguru.errors import UsageError
+from pytest_taguru.run.dataset_errors import describe_error, show, unknown_field
 
 EVAL_VERSION = 1
 DEFAULT_LIMIT = 10
@@ -39,15 +33,6 @@ RESOLVE_LIMIT = 5
 """``limit`` of every resolve request (cues and association positions)."""
 MAX_LIMIT = 1000
 MAX_RELEVANCE = 3
-
-U8_MAX = 2**8 - 1
-U32_MAX = 2**32 - 1
-U64_MAX = 2**64 - 1
-_I64_MIN = -(2**63)
-
-U8 = Annotated[int, Field(ge=0, le=U8_MAX)]
-U32 = Annotated[int, Field(ge=0, le=U32_MAX)]
-U64 = Annotated[int, Field(ge=0, le=U64_MAX)]
 
 # Strict: 3.0 is not an integer, "3" is not a number, true is not an integer.
 _FILE_SHAPE = ConfigDict(strict=True, extra="forbid", frozen=True)
@@ -216,37 +201,14 @@ def check_limits(eval_set: EvalSet) -> None:
 
 # ---------------------------------------------------------------- JSON syntax (step 1)
 
+
 def _parse_json(line: str) -> Any:
-    """One JSON value, with serde_json's number rules (Python's json is more permissive)."""
+    """One JSON value read by the one reading rule (``core/serde``), integers past u64 kept
+    exact so that their field's range error can name them."""
     try:
-        value = json.loads(
-            line,
-            parse_int=_parse_json_int,
-            parse_float=parse_serde_float,
-            parse_constant=_reject_constant,
-        )
-    except json.JSONDecodeError as error:
-        raise _LineError(f"not JSON: {error.msg} at column {error.colno}") from None
-    except ValueError as error:
+        return read_json(line, exact_wide_integers=True)
+    except SerdeError as error:
         raise _LineError(f"not JSON: {error}") from None
-    except RecursionError:
-        raise _LineError("not JSON: nesting too deep") from None
-    if has_lone_surrogate(value):
-        raise _LineError("not JSON: a \\u escape is a lone surrogate")
-    return value
-
-
-def _parse_json_int(text: str) -> int | float:
-    # serde_json reads -0 as the float -0.0, so it is not an integer.
-    if text == "-0":
-        return -0.0
-    if len(text) > 20 or not _I64_MIN <= int(text) <= U64_MAX:
-        parse_serde_float(text)  # serde reads it as a double: fails beyond the double range
-    return int(text)
-
-
-def _reject_constant(name: str) -> float:
-    raise ValueError(f"{name} is not a JSON value")
 
 
 # ---------------------------------------------------------------- header and cases
@@ -256,7 +218,7 @@ def _read_header(value: Any) -> EvalHeader:
     try:
         header = EvalHeader.model_validate(value)
     except ValidationError as error:
-        raise _LineError(f"not a valid eval header: {_describe(error, EvalHeader)}") from None
+        raise _LineError(f"not a valid eval header: {describe_error(error, EvalHeader)}") from None
     if header.taguru_eval != EVAL_VERSION:
         raise _LineError(f"taguru_eval must be {EVAL_VERSION}, got {header.taguru_eval}")
     return header
@@ -287,10 +249,10 @@ def _read_case(value: Any, line: int, case_ids: set[str]) -> EvalCase:
 def _decode_core(value: Any, line: int) -> EvalCase:
     """Step 2: the core shape; the extension fields are only checked for being known keys."""
     if not isinstance(value, dict):
-        raise _LineError(f"not a valid eval case: expected an object, got {_show(value)}")
+        raise _LineError(f"not a valid eval case: expected an object, got {show(value)}")
     for key in value:
         if key not in _CASE_KEYS:
-            raise _LineError(f"not a valid eval case: {_unknown_field(key, _CASE_KEYS)}")
+            raise _LineError(f"not a valid eval case: {unknown_field(key, _CASE_KEYS)}")
     core = {key: value[key] for key in _CORE_KEYS if key in value}
     options = core.get("options")
     if isinstance(options, dict):
@@ -298,7 +260,7 @@ def _decode_core(value: Any, line: int) -> EvalCase:
     try:
         return EvalCase.model_validate({**core, "line": line})
     except ValidationError as error:
-        raise _LineError(f"not a valid eval case: {_describe(error, EvalCase)}") from None
+        raise _LineError(f"not a valid eval case: {describe_error(error, EvalCase)}") from None
 
 
 def _read_extensions(case: EvalCase, value: dict[str, Any], tag: str) -> EvalCase:
@@ -367,7 +329,7 @@ def _decode_field(
     try:
         return _ADAPTERS[(model, name)].validate_python(raw)
     except ValidationError as error:
-        detail = _describe(error, _field_type(model, name))
+        detail = describe_error(error, _field_type(model, name))
         raise _LineError(f"{tag}: {prefix}{name}: {detail}") from None
 
 
@@ -375,104 +337,5 @@ def _decode_floor(raw: Any, tag: str) -> float | None:
     if raw is None:
         return None
     if isinstance(raw, bool) or not isinstance(raw, int | float):
-        raise _LineError(f"{tag}: options.floor: expected a number, got {_show(raw)}")
+        raise _LineError(f"{tag}: options.floor: expected a number, got {show(raw)}")
     return int_to_f32(raw) if isinstance(raw, int) else to_f32(raw)
-
-
-# ---------------------------------------------------------------- error descriptions
-
-
-def _describe(error: ValidationError, root: Any) -> str:
-    """The first pydantic error as ``<field path>: <problem>, got <value>``."""
-    detail: ErrorDetails = error.errors(include_url=False)[0]
-    location = tuple(detail["loc"])
-    kind = detail["type"]
-    if kind in ("missing", "extra_forbidden"):
-        parent, key = location[:-1], str(location[-1])
-        if kind == "missing":
-            problem = f"missing field `{key}`"
-        else:
-            model = _model_at(root, parent)
-            known = tuple(model.model_fields) if model is not None else ()
-            problem = _unknown_field(key, tuple(k for k in known if k != "line"))
-        return f"{_path(parent)}: {problem}" if parent else problem
-    message = detail["msg"]
-    problem = _PROBLEMS.get(kind, message[:1].lower() + message[1:])
-    if kind == "less_than_equal":
-        problem = problem.format(**detail.get("ctx", {}))
-    text = f"{problem}, got {_show(detail['input'])}"
-    return f"{_path(location)}: {text}" if location else text
-
-
-_PROBLEMS = {
-    "int_type": "expected an integer",
-    "string_type": "expected a string",
-    "list_type": "expected an array",
-    "model_type": "expected an object",
-    "dict_type": "expected an object",
-    "greater_than_equal": "expected an unsigned integer",
-    "less_than_equal": "expected an integer at most {le}",
-}
-
-
-def _unknown_field(key: str, known: tuple[str, ...]) -> str:
-    listing = ", ".join(f"`{name}`" for name in known)
-    return f"unknown field `{key}`, expected one of {listing}"
-
-
-def _path(location: tuple[int | str, ...]) -> str:
-    text = ""
-    for part in location:
-        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else part)
-    return text
-
-
-def _show(value: Any) -> str:
-    if isinstance(value, dict):
-        return "an object"
-    if isinstance(value, list):
-        return "an array"
-    text = json.dumps(value, ensure_ascii=False)
-    return text if len(text) <= 60 else text[:59] + "…"
-
-
-def _model_at(root: Any, location: tuple[int | str, ...]) -> type[BaseModel] | None:
-    """The model whose object sits at ``location`` below ``root`` (a model or a field type)."""
-    current = root
-    for part in (*location, None):
-        while True:  # unwrap Annotated[...] and X | None
-            origin = get_origin(current)
-            if origin is Annotated:
-                current = get_args(current)[0]
-            elif origin in (Union, UnionType):
-                current = next(arg for arg in get_args(current) if arg is not type(None))
-            else:
-                break
-        if part is None:
-            break
-        if isinstance(part, int):
-            current = get_args(current)[0]
-        elif isinstance(current, type) and issubclass(current, BaseModel):
-            current = current.model_fields[part].annotation
-        else:
-            return None
-    return current if isinstance(current, type) and issubclass(current, BaseModel) else None
-
-
-# ---------------------------------------------------------------- 32-bit floats
-
-
-def int_to_f32(value: int) -> float:
-    """serde_json's integer → f32: correctly rounded within i64/u64; beyond, serde reads the
-    integer as a double first (thresholds-and-compare.md Appendix N.2)."""
-    if not _I64_MIN <= value <= U64_MAX:
-        return to_f32(parse_serde_float(str(value)))
-    magnitude = abs(value)
-    excess = magnitude.bit_length() - 24  # f32 keeps 24 significant bits
-    if excess > 0:
-        quotient, remainder = divmod(magnitude, 1 << excess)
-        half = 1 << (excess - 1)
-        if remainder > half or (remainder == half and quotient & 1):
-            quotient += 1
-        magnitude = quotient << excess
-    return math.copysign(float(magnitude), value)

@@ -10,6 +10,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from pytest_taguru.core.limits import U64_MAX
 from pytest_taguru.errors import UsageError
 from pytest_taguru.flags import (
     OPTION_SPECS,
@@ -19,7 +20,6 @@ from pytest_taguru.flags import (
     OptionSpec,
     ParserName,
 )
-from pytest_taguru.run.dataset import U64_MAX
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,8 @@ from typing import Any, Protocol, TextIO
 
 from pydantic import ValidationError
 
-from pytest_taguru.core.jsontext import loads_serde
+from pytest_taguru.core.limits import U64_MAX
+from pytest_taguru.core.serde import SerdeError, read_json
 from pytest_taguru.core.text import trim
 from pytest_taguru.core.wire import ContextEntry, Revision
 from pytest_taguru.errors import RunError, UsageError
@@ -74,7 +75,7 @@ def _rust_u64(text: str) -> int | None:
     if not digits or not digits.isascii() or not digits.isdigit():
         return None
     value = int(digits)
-    return value if value < 2**64 else None
+    return value if value <= U64_MAX else None
 
 
 def major_minor(version: str) -> tuple[int, int] | None:
@@ -102,8 +103,8 @@ def skew_warning(base: str, cli_version: str, health_body: str) -> str | None:
     if body == "ok":
         return f"{head} answers /health as a pre-0.5 server{tail}"
     try:
-        parsed: Any = loads_serde(body)
-    except ValueError:
+        parsed: Any = read_json(body, exact_wide_integers=True)
+    except SerdeError:
         return None
     version = parsed.get("version") if isinstance(parsed, dict) else None
     if not isinstance(version, str):

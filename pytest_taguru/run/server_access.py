@@ -11,6 +11,7 @@ from typing import Any
 
 import ada_url
 
+from pytest_taguru.core.limits import U32_MAX
 from pytest_taguru.core.text import trim
 from pytest_taguru.errors import UsageError
 from pytest_taguru.flags import DEFAULT_ADDR
@@ -51,7 +52,7 @@ def _loopback_of(address: str) -> str:
     if v6 is None or int(v6.group(2)) > 0xFFFF:
         return address
     ip, percent, scope = v6.group(1).partition("%")
-    if percent and (_SCOPE.fullmatch(percent + scope) is None or int(scope) > 0xFFFFFFFF):
+    if percent and (_SCOPE.fullmatch(percent + scope) is None or int(scope) > U32_MAX):
         return address
     try:
         unspecified = IPv6Address(ip).is_unspecified

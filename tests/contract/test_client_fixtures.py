@@ -9,7 +9,8 @@ from paths import WIRE_FIXTURES
 
 from pytest_taguru.artifact.case import PassageSearched, QueryQueried
 from pytest_taguru.artifact.evaluation import to_jsonable
-from pytest_taguru.core.jsontext import dumps_compact, loads_serde
+from pytest_taguru.core.jsontext import dumps_compact
+from pytest_taguru.core.serde import read_json
 from pytest_taguru.run.client import CallFailed, TaguruClient
 from pytest_taguru.run.dataset import EvalCase
 from pytest_taguru.run.lanes.passage import run_query, search_passage_lane
@@ -46,7 +47,7 @@ def test_sources_search_decodes_strictly_and_sends_the_required_fields() -> None
     assert isinstance(passage, PassageSearched)
     assert passage.plan is not None
     assert passage.plan.lanes.vector.reason == "no embedding provider is configured"
-    written = loads_serde(dumps_compact(to_jsonable(passage)))
+    written = read_json(dumps_compact(to_jsonable(passage)))
     assert written["hits"] == [
         {
             "source": "doc.md",

@@ -16,8 +16,8 @@ from pytest_taguru.artifact.assembly import EvidenceAssembled, EvidenceFailed
 from pytest_taguru.artifact.case import PassageFailed, PassageSearched
 from pytest_taguru.artifact.evaluation import to_jsonable
 from pytest_taguru.core.budget import Limits, Unit, admit, item_cost, measure, stamp_cost
-from pytest_taguru.core.jsontext import loads_serde
-from pytest_taguru.core.wire import EvidenceBudgetRequest, EvidencePackage, EvidenceRequest
+from pytest_taguru.core.serde import read_json
+from pytest_taguru.core.wire_evidence import EvidenceBudgetRequest, EvidencePackage, EvidenceRequest
 from pytest_taguru.run.client import TaguruClient
 from pytest_taguru.run.dataset import EvalCase
 from pytest_taguru.run.lanes.assembly import AssemblyLane, PassageOutcome, evidence_locators
@@ -43,7 +43,7 @@ ERROR_FIXTURES = [
 
 def fixture(name: str) -> dict[str, Any]:
     """A fixture read as taguru's client reads it (serde floats)."""
-    loaded: dict[str, Any] = loads_serde((FIXTURES / "http" / f"{name}.json").read_text("utf-8"))
+    loaded: dict[str, Any] = read_json((FIXTURES / "http" / f"{name}.json").read_text("utf-8"))
     return loaded
 
 

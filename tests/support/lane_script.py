@@ -7,7 +7,8 @@ from typing import Any
 import httpx
 
 from pytest_taguru.artifact.evaluation import to_jsonable
-from pytest_taguru.core.jsontext import dumps_compact, loads_serde
+from pytest_taguru.core.jsontext import dumps_compact
+from pytest_taguru.core.serde import read_json
 from pytest_taguru.run.client import TaguruClient
 from pytest_taguru.run.dataset import EvalCase
 
@@ -89,4 +90,4 @@ def case(**fields: Any) -> EvalCase:
 def written(model: Any) -> Any:
     """A recorded shape as the artifact writes it (32-bit floats in their short spelling), read
     back as plain JSON data."""
-    return loads_serde(dumps_compact(to_jsonable(model)))
+    return read_json(dumps_compact(to_jsonable(model)))

@@ -33,8 +33,7 @@ from pytest_taguru.artifact.assembly import (
 )
 from pytest_taguru.artifact.case import HitLocator, Passage, PassageFailed, PassageSearched
 from pytest_taguru.core.budget import Limits, Usage, admit_items, item_cost, passage_item
-from pytest_taguru.core.jsontext import to_f32
-from pytest_taguru.core.wire import EvidenceItem, EvidencePackage
+from pytest_taguru.core.wire_evidence import EvidenceItem, EvidencePackage
 from pytest_taguru.run.client import CallFailed, TaguruClient, decode_error_text
 from pytest_taguru.run.dataset import EvalCase
 from pytest_taguru.run.lanes import passage as lanes
@@ -44,6 +43,7 @@ from pytest_taguru.run.lanes.passage import (
     run_lanes,
     search_passage_lane,
 )
+from pytest_taguru.run.lanes.request_bodies import semantic_floor
 from pytest_taguru.run.settings import Settings
 from pytest_taguru.score.case import LaneResults
 
@@ -174,12 +174,11 @@ def evidence_body(case: EvalCase, limits: Limits, rerank: str | None) -> dict[st
     or ``null``; ``budget`` = all three resolved limits; ``rerank`` only with a model. No tags,
     since or until, whatever the case says.
     """
-    floor = case.options.floor
     body: dict[str, Any] = {
         "origins": list(case.cues) or [case.query],
         "text_fallback_query": case.query,
         "search_limit": case.effective_limit,
-        "semantic_floor": None if floor is None else to_f32(floor),
+        "semantic_floor": semantic_floor(case.options),
         "budget": limits.as_json(),
     }
     if rerank is not None:

@@ -42,6 +42,7 @@ from pytest_taguru.artifact.case import (
     Structural,
 )
 from pytest_taguru.core.jsontext import to_f32
+from pytest_taguru.core.limits import U32_MAX, U64_MAX
 from pytest_taguru.core.text import normalize_entry, trim, truncate_message
 from pytest_taguru.core.wire import (
     Citation,
@@ -56,14 +57,18 @@ from pytest_taguru.core.wire import (
 )
 from pytest_taguru.run.client import CallFailed, TaguruClient, decode_error_text
 from pytest_taguru.run.dataset import RESOLVE_LIMIT, EvalCase, ExpectedAssociation, ExpectedCitation
+from pytest_taguru.run.lanes.request_bodies import (
+    citation_body,
+    query_body,
+    resolve_body,
+    search_body,
+)
 from pytest_taguru.score.case import LaneResults, served_locators
 
 NO_RECOGNIZABLE_HITS = "response carries no recognizable hits (plan/hits shape mismatch)"
 HIT_WITHOUT_SOURCE = "a hit is missing 'source'"
 HIT_WITHOUT_PARAGRAPH = "a hit is missing 'paragraph'"
 
-_U32_RANGE = 2**32
-_U64_MAX = 2**64 - 1
 _CANDIDATES = TypeAdapter(list[ResolveCandidate], config=ConfigDict(strict=True))
 
 monotonic_ns = time.monotonic_ns
@@ -135,19 +140,6 @@ class PassageFetch:
     latency_ms: int
 
 
-def search_body(case: EvalCase) -> dict[str, Any]:
-    """The six-key ``sources/search`` body; the floor is its 32-bit value widened."""
-    options = case.options
-    return {
-        "query": case.query,
-        "limit": case.effective_limit,
-        "semantic_floor": None if options.floor is None else to_f32(options.floor),
-        "tags": list(options.tags),
-        "since": options.since,
-        "until": options.until,
-    }
-
-
 def fetch_passage_hits(
     client: TaguruClient, context: str, case: EvalCase
 ) -> PassageFetch | PassageFailed:
@@ -199,7 +191,7 @@ def _recorded_plan(plan: ContextPlan) -> ContextPlan:
 
 
 def _is_uint(value: Any) -> TypeGuard[int]:
-    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= _U64_MAX
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= U64_MAX
 
 
 def _number_as_f32(value: Any) -> float:
@@ -233,7 +225,7 @@ def _fallback_hits(result: Any, latency_ms: int) -> PassageFetch | PassageFailed
             FetchedHit(
                 HitLocator(
                     source=source,
-                    paragraph=paragraph % _U32_RANGE,
+                    paragraph=paragraph % (U32_MAX + 1),
                     score=_number_as_f32(score),
                     lanes=HitLanes(),
                 ),
@@ -288,9 +280,7 @@ def call_resolve(
     """
     started = monotonic_ns()
     try:
-        result = client.post_json(
-            ["contexts", context, endpoint], {"cue": cue, "limit": RESOLVE_LIMIT}
-        )
+        result = client.post_json(["contexts", context, endpoint], resolve_body(cue))
     except CallFailed as failure:
         return ResolveCall([], failure.truncated(), elapsed_ms(started))
     latency_ms = elapsed_ms(started)
@@ -342,7 +332,7 @@ def run_query(
     HTTP and envelope failures are truncated; a decode failure is not, and its latency stops at
     the envelope unwrap like a success's.
     """
-    body = {"subject": subject, "label": label, "object": object_, "limit": 1}
+    body = query_body(subject, label, object_)
     started = monotonic_ns()
     try:
         result = client.post_json(["contexts", context, "query"], body)
@@ -438,7 +428,7 @@ def check_citation(
     checks included, is computed.
     """
     is_served = (expected.source, expected.paragraph) in served
-    body = {"source": expected.source, "paragraph": expected.paragraph}
+    body = citation_body(expected.source, expected.paragraph)
     started = monotonic_ns()
     code: str | None = None
     try:

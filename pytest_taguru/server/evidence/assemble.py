@@ -18,7 +18,7 @@ from typing import Any
 from starlette.requests import Request
 
 from pytest_taguru.core.budget import Limits, Unit, admit, item_cost, measure, stamp_cost
-from pytest_taguru.core.wire import EvidencePackage
+from pytest_taguru.core.wire_evidence import EvidencePackage
 from pytest_taguru.server.errors import ApiError
 from pytest_taguru.server.evidence.gather import Gathered, gather
 from pytest_taguru.server.evidence.request import (

@@ -25,11 +25,11 @@ from typing import Any
 
 from pytest_taguru.core.budget import Limits
 from pytest_taguru.core.jsontext import format_plain
+from pytest_taguru.core.limits import U64_MAX
 from pytest_taguru.server.errors import ApiError, list_over_limit
 from pytest_taguru.server.http.bodies import JSON_DATA_PREFIX, JSON_SYNTAX_PREFIX
 
 MAX_CUES = 1000
-U64_MAX = 2**64 - 1
 _WHITESPACE = " \t\n\r"
 _DECODER = json.JSONDecoder()
 

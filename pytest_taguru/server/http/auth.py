@@ -11,14 +11,14 @@ Failure: 401 ``unauthorized`` with ``WWW-Authenticate: Bearer``. Keys are not sc
 import hmac
 import os
 import re
+import time
 from collections.abc import Iterable, Mapping
-from typing import Any
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from pytest_taguru.core.text import trim
 from pytest_taguru.server.errors import ApiError
-from pytest_taguru.server.http.transport import render_json
+from pytest_taguru.server.http.transport import error_response
 
 EXEMPT_PATHS = frozenset({"/health", "/live", "/metrics", "/version"})
 UNAUTHORIZED_MESSAGE = "missing or invalid bearer token (send Authorization: Bearer <token>)"
@@ -62,6 +62,7 @@ class BearerAuth:
         return matched
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        started = time.perf_counter()
         if (
             scope["type"] != "http"
             or not self.tokens
@@ -70,23 +71,10 @@ class BearerAuth:
         ):
             await self.app(scope, receive, send)
             return
-        refusal = ApiError("unauthorized", UNAUTHORIZED_MESSAGE)
-        await _send_json(
-            send, refusal.http_status, refusal.body(0.0), {"www-authenticate": "Bearer"}
+        refusal = ApiError(
+            "unauthorized", UNAUTHORIZED_MESSAGE, headers={"www-authenticate": "Bearer"}
         )
-
-
-async def _send_json(
-    send: Send, status: int, body: dict[str, Any], headers: dict[str, str]
-) -> None:
-    payload = render_json(body).encode()
-    raw_headers = [
-        (b"content-type", b"application/json"),
-        (b"content-length", str(len(payload)).encode()),
-    ]
-    raw_headers += [(k.encode(), v.encode()) for k, v in headers.items()]
-    await send({"type": "http.response.start", "status": status, "headers": raw_headers})
-    await send({"type": "http.response.body", "body": payload})
+        await error_response(refusal, started)(scope, receive, send)
 
 
 def tokens_from_environment() -> list[bytes]:

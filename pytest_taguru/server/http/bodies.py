@@ -12,7 +12,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from pytest_taguru.core.wire import U32, U64
+from pytest_taguru.core.limits import U32, U64
 from pytest_taguru.server.errors import ApiError
 
 MISSING_JSON_CONTENT_TYPE = "Expected request with `Content-Type: application/json`"

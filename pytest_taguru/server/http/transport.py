@@ -22,6 +22,7 @@ from starlette.responses import Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from pytest_taguru.core.jsontext import Float32, format_f32, format_f64
+from pytest_taguru.core.limits import U64_MAX
 from pytest_taguru.server.errors import ApiError
 from pytest_taguru.server.http.bodies import (
     MISSING_JSON_CONTENT_TYPE,
@@ -32,7 +33,6 @@ from pytest_taguru.server.http.bodies import (
 
 DEFAULT_BODY_CAP = 8 * 1024 * 1024
 BODY_TOO_LARGE = "Failed to buffer the request body: length limit exceeded"
-U64_MAX = 2**64 - 1
 
 Body = TypeVar("Body", bound=BaseModel)
 Handler = Callable[[Request], Awaitable[Any]]

@@ -8,6 +8,7 @@ sorted key order, as taguru's JSON maps iterate. A present ``null`` on a require
 
 from typing import Any
 
+from pytest_taguru.core.limits import U32_MAX, U64_MAX
 from pytest_taguru.server.context import AssocOp
 from pytest_taguru.server.errors import ApiError, Issue, collected_refusal
 from pytest_taguru.server.http.bodies import json_type_name
@@ -24,7 +25,6 @@ MAX_LOCATOR_KIND_BYTES = 64
 MAX_LOCATOR_VALUE_BYTES = 512
 MAX_TAG_BYTES = 128
 MAX_TAGS_PER_SOURCE = 32
-U32_MAX = 2**32 - 1
 
 NON_EMPTY = "a non-empty string"
 PARAGRAPH_INDEX = "a non-negative integer paragraph index"
@@ -256,7 +256,7 @@ def _dates(body: dict[str, Any], passages: dict[str, str], issues: list[Issue]) 
         if source not in passages:
             issues.append(_orphan(path))
         epoch = value[source]
-        if _is_int(epoch) and 0 <= epoch < 2**64:
+        if _is_int(epoch) and 0 <= epoch <= U64_MAX:
             dates[source] = int(epoch)
         else:
             issues.append(_type(path, "a non-negative integer (epoch seconds)", epoch))

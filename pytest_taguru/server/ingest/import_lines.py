@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, field_validator
 
-from pytest_taguru.core.wire import U32, U64
+from pytest_taguru.core.limits import U32, U64
 
 MAX_CONTEXT_NAME_BYTES = 64
 MAX_NAME_BYTES = 1024

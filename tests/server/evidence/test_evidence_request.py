@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from pytest_taguru.core.budget import Limits
-from pytest_taguru.core.wire import EvidenceRequest as WireEvidenceRequest
+from pytest_taguru.core.wire_evidence import EvidenceRequest as WireEvidenceRequest
 from pytest_taguru.server.errors import ApiError
 from pytest_taguru.server.evidence.request import (
     EvidenceRequest,

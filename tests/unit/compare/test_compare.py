@@ -9,8 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from paths import GOLDEN
 
-from pytest_taguru.artifact.evaluation import parse_evaluation
-from pytest_taguru.artifact.view import LoadedRun, RunReadError, read_run, run_of
+from pytest_taguru.artifact.evaluation import parse_evaluation, render
+from pytest_taguru.artifact.view import LoadedRun, RunReadError, read_run
 from pytest_taguru.compare.classify import ChangeReport, compare
 from pytest_taguru.compare.render import render_jsonl, render_markdown, render_summary
 from pytest_taguru.core.jsontext import dumps_compact
@@ -73,9 +73,9 @@ def test_seventeen_digit_input_reads_as_taguru_reads_it() -> None:
     assert record.metrics[0].base == 0.09090909090909093
 
 
-def test_in_memory_artifact_compares_like_its_file() -> None:
+def test_an_artifact_read_and_written_again_compares_like_its_file() -> None:
     text = (GOLDEN.parent / "spec_7_8_evaluation.json").read_text(encoding="utf-8")
-    from_memory = run_of(parse_evaluation(text), "a.json")
+    from_memory = read_run(render(parse_evaluation(text)), "a.json")
     report = compare(from_memory, read_run(text, "b.json"))
     assert report.records == ()
     assert report.counts.unchanged == 2

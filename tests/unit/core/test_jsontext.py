@@ -1,4 +1,4 @@
-"""serde_json's float text and number parsing (evaluate-run §7.1, thresholds-and-compare App. N)."""
+"""The float text serde_json writes (evaluate-run §7.1, thresholds-and-compare App. N)."""
 
 import json
 import math
@@ -16,8 +16,6 @@ from pytest_taguru.core.jsontext import (
     format_f64,
     format_plain,
     format_plain_f32,
-    loads_serde,
-    parse_serde_float,
     to_f32,
 )
 
@@ -113,33 +111,6 @@ def test_plain_text_is_rust_display(value: float, text: str) -> None:
 )
 def test_f32_plain_text_is_rust_display(value: float, text: str) -> None:
     assert format_plain_f32(to_f32(value)) == text
-
-
-def test_serde_parser_is_one_ulp_off_where_serde_is() -> None:
-    assert parse_serde_float("0.09090909090909091") != 0.09090909090909091
-    assert parse_serde_float("0.5") == 0.5
-    with pytest.raises(ValueError):
-        parse_serde_float("1e400")
-    assert parse_serde_float("1e-400") == 0.0
-
-
-def test_loads_serde_refuses_nan() -> None:
-    with pytest.raises(ValueError):
-        loads_serde('{"a": NaN}')
-
-
-@pytest.mark.parametrize(
-    "text", ['"\\ud800"', '{"a": "x\\udfff"}', '{"\\udc00": 1}', '["\\ude00\\ud83d"]']
-)
-def test_loads_serde_refuses_a_lone_surrogate_escape(text: str) -> None:
-    # serde_json refuses an unpaired \uD800-\uDFFF escape; Python's json would yield a str
-    # that can never be written as UTF-8 (the artifact write would crash).
-    with pytest.raises(ValueError, match="surrogate"):
-        loads_serde(text)
-
-
-def test_loads_serde_joins_a_surrogate_pair() -> None:
-    assert loads_serde('["\\ud83d\\ude00", "\\u00e9"]') == ["\U0001f600", "é"]
 
 
 def test_pretty_matches_python_layout_and_f32_text() -> None:

@@ -1,4 +1,4 @@
-"""The shared strict JSON reader (``serde_read``): what serde refuses, and serde's wording."""
+"""The one JSON reader (``core/serde``): what serde refuses, and serde's wording."""
 
 import json
 import math
@@ -9,25 +9,23 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from pytest_taguru.core.limits import I64_MIN, U64_MAX
 from pytest_taguru.core.serde import (
-    I64_MIN,
-    U64_MAX,
     JsonObject,
     SerdeError,
     check_every_string,
-    describe,
     fields_from_array,
-    invalid_type,
-    invalid_value,
-    load_json,
     parse_int,
+    parse_serde_float,
+    read_json,
     whole_text,
 )
+from pytest_taguru.core.serde_wording import describe, invalid_type, invalid_value
 
 
 def refusal(text: str) -> str:
     with pytest.raises(SerdeError) as caught:
-        load_json(text)
+        read_json(text)
     return str(caught.value)
 
 
@@ -48,7 +46,7 @@ def test_minus_zero_integer_is_negative_zero_float() -> None:
 
 
 def test_numbers_are_read_with_serdes_parser() -> None:
-    assert load_json("0.09090909090909091") == 0.09090909090909093  # B-4
+    assert read_json("0.09090909090909091") == 0.09090909090909093  # B-4
     assert refusal("1e400") == "number out of range at line 1 column 5"
 
 
@@ -124,7 +122,7 @@ def test_syntax_errors_use_serdes_words_and_a_position(text: str, message: str) 
 
 
 def test_nesting_up_to_serdes_limit_is_read_and_one_more_is_refused() -> None:
-    assert load_json("[" * 127 + "]" * 127) is not None
+    assert read_json("[" * 127 + "]" * 127) is not None
     assert refusal("[" * 128 + "]" * 128) == "recursion limit exceeded"
     assert refusal('{"a":' * 128 + "1" + "}" * 128) == "recursion limit exceeded"
 
@@ -137,12 +135,12 @@ def test_nesting_far_past_pythons_own_limit_is_the_same_refusal() -> None:
 
 
 def test_an_object_keeps_the_last_value_and_every_pair() -> None:
-    document = load_json('{"a":1,"b":2,"a":3}')
+    document = read_json('{"a":1,"b":2,"a":3}')
     assert isinstance(document, JsonObject)
     assert document == {"a": 3, "b": 2}
     assert document.pairs == [("a", 1), ("b", 2), ("a", 3)]
     assert document.repeated == frozenset({"a"})
-    assert load_json('{"a":1}').repeated == frozenset()
+    assert read_json('{"a":1}').repeated == frozenset()
 
 
 def test_an_array_fills_struct_fields_positionally() -> None:
@@ -153,13 +151,42 @@ def test_an_array_fills_struct_fields_positionally() -> None:
 
 
 def test_a_lone_surrogate_is_refused_only_where_a_string_is_read() -> None:
-    document = load_json('{"skipped":"\\ud800","\\udc00":1}')  # parsing alone is fine
+    # parsing alone is fine, for a reader that checks each string it reads
+    document = read_json('{"skipped":"\\ud800","\\udc00":1}', check_strings=False)
     with pytest.raises(SerdeError, match=r"^lone leading surrogate in hex escape$"):
         whole_text(document["skipped"])
     with pytest.raises(SerdeError, match=r"^lone leading surrogate in hex escape$"):
-        check_every_string(load_json('{"\\udc00":1}'))  # keys are strings too
+        check_every_string(read_json('{"\\udc00":1}', check_strings=False))  # keys too
     assert whole_text("😀") == "😀"
-    check_every_string(load_json('{"ok":["😀", {"x":"y"}]}'))
+    check_every_string(read_json('{"ok":["😀", {"x":"y"}]}'))
+
+
+def test_serde_parser_is_one_ulp_off_where_serde_is() -> None:
+    assert parse_serde_float("0.09090909090909091") != 0.09090909090909091
+    assert parse_serde_float("0.5") == 0.5
+    with pytest.raises(ValueError):
+        parse_serde_float("1e400")
+    assert parse_serde_float("1e-400") == 0.0
+
+
+def test_the_reader_refuses_nan() -> None:
+    with pytest.raises(ValueError):
+        read_json('{"a": NaN}')
+
+
+@pytest.mark.parametrize(
+    "text", ['"\\ud800"', '{"a": "x\\udfff"}', '{"\\udc00": 1}', '["\\ude00\\ud83d"]']
+)
+def test_the_reader_refuses_a_lone_surrogate_escape(text: str) -> None:
+    # serde_json refuses an unpaired \uD800-\uDFFF escape; Python's json would yield a str
+    # that can never be written as UTF-8 (the artifact write would crash).
+    with pytest.raises(ValueError, match="surrogate"):
+        read_json(text)
+
+
+def test_the_reader_joins_a_surrogate_pair() -> None:
+    assert read_json('["\\ud83d\\ude00", "\\u00e9"]') == ["\U0001f600", "é"]
+
 
 
 # --- serde's wording -------------------------------------------------------------------------
@@ -203,7 +230,7 @@ _DOCUMENTS = st.recursive(
 
 @given(_DOCUMENTS)
 def test_any_document_without_floats_reads_back_as_written(document: Any) -> None:
-    loaded = load_json(json.dumps(document))
+    loaded = read_json(json.dumps(document))
     assert loaded == document
     check_every_string(loaded)
 
@@ -239,7 +266,7 @@ def test_a_truncated_document_is_an_end_of_input_error_at_the_end(document: Any,
     cut = data.draw(st.integers(0, len(text) - 1))
     prefix = text[:cut]
     try:
-        load_json(prefix)
+        read_json(prefix)
     except SerdeError as error:
         last_line = prefix[prefix.rfind("\n") + 1 :]
         where = f"at line {prefix.count(chr(10)) + 1} column {len(last_line.encode())}"

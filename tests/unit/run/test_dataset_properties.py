@@ -15,10 +15,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pytest_taguru.core.jsontext import format_plain_f32, to_f32
+from pytest_taguru.core.limits import U32_MAX, U64_MAX
+from pytest_taguru.core.serde import int_to_f32
 from pytest_taguru.core.text import trim
 from pytest_taguru.core.textfile import split_lines
 from pytest_taguru.errors import UsageError
-from pytest_taguru.run.dataset import U32_MAX, U64_MAX, int_to_f32, load_eval_set
+from pytest_taguru.run.dataset import load_eval_set
 from pytest_taguru.run.flag_values import parse_positive_int
 
 # ---------------------------------------------------------------- line splitting

@@ -32,8 +32,9 @@ from pytest_taguru.core.budget import (
     passage_item,
     stamp_cost,
 )
-from pytest_taguru.core.jsontext import loads_serde
-from pytest_taguru.core.wire import EvidenceItem, HitLanes, LaneRank
+from pytest_taguru.core.serde import read_json
+from pytest_taguru.core.wire import HitLanes, LaneRank
+from pytest_taguru.core.wire_evidence import EvidenceItem
 from pytest_taguru.report.assembly import assembly_summary_lines
 from pytest_taguru.run.lanes import passage as lanes
 from pytest_taguru.run.lanes.assembly import (
@@ -247,7 +248,7 @@ def test_worked_example_4_3_scores_the_derived_hits() -> None:
     written = render(Evaluation(cases=[block]))
     assert KURA_TEXT not in written and "杜氏は高瀬である" not in written
     assert '"candidate_id": "passage\\u0000sake\\u0000docs/kura.md\\u00000"' in written
-    keys = list(loads_serde(written)["cases"][0])
+    keys = list(read_json(written)["cases"][0])
     assert keys[-3:] == ["evidence", "budget", "diversity_sources"]
 
 
@@ -608,7 +609,7 @@ def test_summary_lines_of_runs_without_samples() -> None:
 
 def test_evidence_and_budget_blocks_read_back_from_the_artifact() -> None:
     cases = example_run()
-    again = Evaluation.model_validate(loads_serde(render(Evaluation(cases=cases))))
+    again = Evaluation.model_validate(read_json(render(Evaluation(cases=cases))))
     assert again.cases == cases
     assert isinstance(again.cases[0].evidence, EvidenceAssembled)
     assert isinstance(again.cases[3].evidence, EvidenceFailed)

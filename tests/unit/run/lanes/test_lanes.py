@@ -23,7 +23,8 @@ from pytest_taguru.artifact.case import (
     QueryQueried,
 )
 from pytest_taguru.artifact.evaluation import to_jsonable
-from pytest_taguru.core.jsontext import dumps_compact, loads_serde, to_f32
+from pytest_taguru.core.jsontext import dumps_compact, to_f32
+from pytest_taguru.core.serde import read_json
 from pytest_taguru.run.lanes import passage as lanes
 from pytest_taguru.run.lanes.passage import (
     HIT_WITHOUT_PARAGRAPH,
@@ -828,7 +829,7 @@ def test_spec_7_8_example_lanes(tmp_path: Path) -> None:
     client = script.client()
     results = [run_lanes(client, "sake", item) for item in eval_set.cases]
     assert script.done()
-    golden = loads_serde(GOLDEN.read_text(encoding="utf-8"))["cases"]
+    golden = read_json(GOLDEN.read_text(encoding="utf-8"))["cases"]
     for result, expected in zip(results, golden, strict=True):
         assert without_latency(written(result.passage)) == without_latency(expected["passage"])
         assert without_latency(written(result.structural)) == without_latency(
