@@ -35,7 +35,7 @@ from pytest_taguru.artifact.evaluation import Distribution, Ratio
 from pytest_taguru.errors import TaguruError
 from pytest_taguru.run.client import CallFailed, TaguruClient
 from pytest_taguru.run.dataset import EvalCase, check_limits, load_eval_set
-from pytest_taguru.run.lanes.passage import run_lanes
+from pytest_taguru.run.lanes.case import run_lanes
 from pytest_taguru.run.server_access import bearer_token, check_base_url
 from pytest_taguru.score.case import build_case_block, satisfies
 from pytest_taguru.score.metrics import build_metrics

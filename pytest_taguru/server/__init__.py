@@ -8,14 +8,16 @@ Run it as ``python -m pytest_taguru.server --import corpus.ndjson`` (``TAGURU_AD
     with ReferenceServer.from_import_files(["corpus.ndjson"], token=None) as server:
         ...  # server.url is http://127.0.0.1:<free port>
 
-Modules: ``app`` (routes), ``transport`` (envelope, bodies, errors), ``requests`` and
-``validate`` (request decoding), ``auth``, ``store`` (contexts, revisions, usage),
-``graph``, ``passages``, ``search`` (result assembly), ``importer``/``import_lines``
-(NDJSON import), ``runner`` (in-process start/stop), ``__main__``.
+Rooms: ``http/`` (``app`` routes, ``transport`` envelope and query strings, ``bodies`` and
+``validate`` request decoding, ``auth``), ``index/`` (``bm25``, ``search`` result assembly,
+``resolve``, ``graph``, ``passages``, ``text`` paragraphs and terms), ``ingest/`` (the NDJSON
+import), ``evidence/`` (assembly); beside them ``store`` and ``context`` (state, revisions,
+usage), ``graph_reads`` (resolve, query, aliases as served), ``compaction``, ``options``
+(context settings), ``errors``, ``runner`` (in-process start/stop) and ``__main__``.
 
-Evidence assembly (``POST /contexts/{name}/evidence``): ``evidence`` (route and package),
-``evidence_request`` (body decoding), ``evidence_lanes``, ``evidence_select`` (fusion,
-near-duplicates, contradiction groups, tiers) and ``evidence_rerank``. The reranker is off
+Evidence assembly (``POST /contexts/{name}/evidence``): ``evidence/assemble`` (route and
+package), ``evidence/request`` (body decoding), ``evidence/gather`` (lanes), ``evidence/select``
+(fusion, near-duplicates, contradiction groups, tiers) and ``evidence/rerank``. The reranker is off
 unless configured: ``TAGURU_RERANK_MODEL=lexical-cross`` switches on a deterministic lexical
 cross-scorer for tests and demos (``plan.reranker`` then reports ``configured: true`` and, when
 a request asks with ``rerank``, ``ran: true, model: "lexical-cross"`` or the degrade reason);

@@ -13,7 +13,8 @@ from pytest_taguru.core.jsontext import dumps_compact
 from pytest_taguru.core.serde import read_json
 from pytest_taguru.run.client import CallFailed, TaguruClient
 from pytest_taguru.run.dataset import EvalCase
-from pytest_taguru.run.lanes.passage import run_query, search_passage_lane
+from pytest_taguru.run.lanes.passage import search_passage_lane
+from pytest_taguru.run.lanes.structural import run_query
 from pytest_taguru.run.preflight import read_context_entry, read_provider_model, skew_warning
 
 FIXTURES = WIRE_FIXTURES

@@ -36,13 +36,9 @@ from pytest_taguru.core.budget import Limits, Usage, admit_items, item_cost, pas
 from pytest_taguru.core.wire_evidence import EvidenceItem, EvidencePackage
 from pytest_taguru.run.client import CallFailed, TaguruClient, decode_error_text
 from pytest_taguru.run.dataset import EvalCase
-from pytest_taguru.run.lanes import passage as lanes
-from pytest_taguru.run.lanes.passage import (
-    FetchedHit,
-    fetch_passage_hits,
-    run_lanes,
-    search_passage_lane,
-)
+from pytest_taguru.run.lanes import clock
+from pytest_taguru.run.lanes.case import run_lanes
+from pytest_taguru.run.lanes.passage import FetchedHit, fetch_passage_hits, search_passage_lane
 from pytest_taguru.run.lanes.request_bodies import semantic_floor
 from pytest_taguru.run.settings import Settings
 from pytest_taguru.score.case import LaneResults
@@ -78,7 +74,7 @@ def run_case_lanes(
 ) -> tuple[LaneResults, PassageOutcome]:
     """All lanes of one case in the fixed order: ``lane`` first, then structural, citation.
 
-    The structural and citation lanes are ``lanes.run_lanes`` unchanged; they read the passage
+    The structural and citation lanes are ``case.run_lanes`` unchanged; they read the passage
     outcome ``lane`` recorded (its hits are the served set of citation recall).
     """
     outcome = lane(client, context, case)
@@ -276,12 +272,12 @@ class AssemblyLane:
         """One evidence call. HTTP and envelope failures are cut to 200 bytes; a package that
         does not decode is reported in full. Latency stops once the body is parsed as JSON."""
         body = evidence_body(case, self.limits, self.rerank)
-        started = lanes.monotonic_ns()
+        started = clock.monotonic_ns()
         try:
             result = client.post_json(["contexts", context, "evidence"], body)
         except CallFailed as failure:
-            return failed_outcome(failure.truncated(), lanes.elapsed_ms(started))
-        latency_ms = lanes.elapsed_ms(started)
+            return failed_outcome(failure.truncated(), clock.elapsed_ms(started))
+        latency_ms = clock.elapsed_ms(started)
         try:
             package = EvidencePackage.model_validate(result)
         except ValidationError as error:

@@ -24,6 +24,7 @@ from pytest_taguru.core.wire import Association, HitLanes
 from pytest_taguru.server.context import Context
 from pytest_taguru.server.evidence.request import EvidenceRequest
 from pytest_taguru.server.evidence.select import NUL, Candidate, Locator
+from pytest_taguru.server.graph_reads import association_out
 from pytest_taguru.server.index.graph import MatchRow
 from pytest_taguru.server.index.resolve import DEFAULT_DICE_FLOOR
 from pytest_taguru.server.index.search import SourceFilterSpec, search
@@ -140,7 +141,7 @@ def _association_lane(
     ordered = sorted(matched.values(), key=lambda r: (-abs(r.weight), *r.triple))[:limit]
     store.note_read(context, empty=not matched)
     return [
-        association_candidate(Store.association_out(context, row), lane, rank)
+        association_candidate(association_out(context, row), lane, rank)
         for rank, row in enumerate(ordered, start=1)
     ]
 

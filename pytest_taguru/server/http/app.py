@@ -15,6 +15,7 @@ from starlette.responses import PlainTextResponse, Response
 from starlette.routing import Route
 from starlette.types import ASGIApp
 
+from pytest_taguru.server import graph_reads
 from pytest_taguru.server.errors import ApiError, check_size, list_over_limit
 from pytest_taguru.server.evidence.assemble import assemble_evidence
 from pytest_taguru.server.http.auth import BearerAuth
@@ -271,7 +272,8 @@ async def resolve_label(request: Request) -> Any:
 
 async def _resolve(request: Request, namespace: Namespace) -> Any:
     body = await typed_body(request, ResolveBody)
-    return store_of(request).resolve(
+    return graph_reads.resolve(
+        store_of(request),
         name_of(request),
         namespace,
         body.cue,
@@ -310,7 +312,7 @@ async def query(request: Request) -> Any:
         else None
     )
     window = None if body.since is None and body.until is None else (body.since, body.until)
-    return store.query(name, positions, clamp_limit(body.limit, 100), after, window)
+    return graph_reads.query(store, name, positions, clamp_limit(body.limit, 100), after, window)
 
 
 # --- aliases --------------------------------------------------------------------------------
@@ -341,7 +343,7 @@ async def list_aliases(request: Request) -> Any:
             f"after '{after}' is not an alias cursor (expected 'concept:<alias>' or "
             "'label:<alias>')",
         )
-    return store_of(request).list_aliases(name_of(request), limit, after, prefix)
+    return graph_reads.list_aliases(store_of(request), name_of(request), limit, after, prefix)
 
 
 async def remove_aliases(request: Request) -> Any:

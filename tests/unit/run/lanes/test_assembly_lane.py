@@ -36,7 +36,7 @@ from pytest_taguru.core.serde import read_json
 from pytest_taguru.core.wire import HitLanes, LaneRank
 from pytest_taguru.core.wire_evidence import EvidenceItem
 from pytest_taguru.report.assembly import assembly_summary_lines
-from pytest_taguru.run.lanes import passage as lanes
+from pytest_taguru.run.lanes import clock
 from pytest_taguru.run.lanes.assembly import (
     NO_PACKAGE,
     AssemblyLane,
@@ -62,7 +62,7 @@ NUL = "\x00"
 def twelve_ms_clock(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every latency measured is 12 ms: the clock advances 12 ms per reading pair."""
     readings: Iterator[int] = (step * 6_000_000 for step in range(10_000))
-    monkeypatch.setattr(lanes, "monotonic_ns", lambda: next(readings) * 2)
+    monkeypatch.setattr(clock, "monotonic_ns", lambda: next(readings) * 2)
 
 
 # --- the §4.3 package --------------------------------------------------------------------

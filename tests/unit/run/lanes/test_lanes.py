@@ -1,4 +1,4 @@
-"""lanes.py: request bodies, decoding, recorded outcomes and the per-case request sequence."""
+"""run/lanes/: request bodies, decoding, recorded outcomes and the per-case request sequence."""
 
 import json
 from collections.abc import Iterator
@@ -25,12 +25,14 @@ from pytest_taguru.artifact.case import (
 from pytest_taguru.artifact.evaluation import to_jsonable
 from pytest_taguru.core.jsontext import dumps_compact, to_f32
 from pytest_taguru.core.serde import read_json
-from pytest_taguru.run.lanes import passage as lanes
+from pytest_taguru.run.lanes import clock
+from pytest_taguru.run.lanes import passage as passage_lane
+from pytest_taguru.run.lanes import structural as structural_lane
+from pytest_taguru.run.lanes.case import run_lanes
 from pytest_taguru.run.lanes.passage import (
     HIT_WITHOUT_PARAGRAPH,
     HIT_WITHOUT_SOURCE,
     NO_RECOGNIZABLE_HITS,
-    run_lanes,
     search_passage_lane,
 )
 
@@ -189,8 +191,8 @@ def test_fallback_when_strict_shape_fails_loses_plan_and_lanes() -> None:
 def test_fallback_keeps_text_internally_for_the_budget_hook() -> None:
     hits = [{"source": "a", "paragraph": 0, "text": "本"}, {"source": "b", "paragraph": 1}]
     script = Script().post(SEARCH, None, ok({"hits": hits}))
-    fetched = lanes.fetch_passage_hits(script.client(), "c", case())
-    assert isinstance(fetched, lanes.PassageFetch)
+    fetched = passage_lane.fetch_passage_hits(script.client(), "c", case())
+    assert isinstance(fetched, passage_lane.PassageFetch)
     assert [hit.text for hit in fetched.hits] == ["本", ""]
 
 
@@ -308,11 +310,11 @@ def test_every_cue_is_resolved_per_kind_in_order() -> None:
 def test_top_tier_rule(
     candidates: list[dict[str, Any]], names: list[str], tier: str | None
 ) -> None:
-    call = lanes.call_resolve(
+    call = structural_lane.call_resolve(
         Script().post(RESOLVE, None, ok(candidates)).client(), "c", "resolve", "x"
     )
     assert [c.name for c in call.group] == names
-    cue = lanes.resolve_cue(
+    cue = structural_lane.resolve_cue(
         Script().post(RESOLVE, None, ok(candidates)).client(), "c", "x", "concept"
     )
     assert (cue.resolved_names, cue.tier, cue.error) == (names, tier, None)
@@ -322,7 +324,7 @@ def test_top_tier_rule(
 
 def test_cue_http_error_is_recorded_truncated() -> None:
     script = Script().post(RESOLVE_LABEL, None, error(503, "overloaded", LONG))
-    cue = lanes.resolve_cue(script.client(), "c", "x", "label")
+    cue = structural_lane.resolve_cue(script.client(), "c", "x", "label")
     assert cue.resolved_names == []
     assert cue.tier is None
     assert cue.error is not None
@@ -340,13 +342,15 @@ def test_cue_http_error_is_recorded_truncated() -> None:
 )
 def test_cue_decode_error_message(kind: Any, prefix: str) -> None:
     path = RESOLVE if kind == "concept" else RESOLVE_LABEL
-    cue = lanes.resolve_cue(Script().post(path, None, ok({"name": "x"})).client(), "c", "x", kind)
+    cue = structural_lane.resolve_cue(
+        Script().post(path, None, ok({"name": "x"})).client(), "c", "x", kind
+    )
     assert cue.error is not None and cue.error.startswith(prefix)
     assert cue.resolved_names == []
 
 
 def test_candidate_missing_tier_is_a_decode_error() -> None:
-    cue = lanes.resolve_cue(
+    cue = structural_lane.resolve_cue(
         Script().post(RESOLVE, None, ok([{"name": "x", "score": 1.0}])).client(),
         "c",
         "x",
@@ -359,8 +363,10 @@ def test_candidate_missing_tier_is_a_decode_error() -> None:
 
 
 def position(answer: httpx.Response) -> Any:
-    call = lanes.call_resolve(Script().post(RESOLVE, None, answer).client(), "c", "resolve", "x")
-    return lanes.classify_position(call)
+    call = structural_lane.call_resolve(
+        Script().post(RESOLVE, None, answer).client(), "c", "resolve", "x"
+    )
+    return structural_lane.classify_position(call)
 
 
 def test_position_errored() -> None:
@@ -707,7 +713,7 @@ def ticking(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
         readings.append(len(readings) * 1_900_000)
         return readings[-1]
 
-    monkeypatch.setattr(lanes, "monotonic_ns", now)
+    monkeypatch.setattr(clock, "monotonic_ns", now)
     yield readings
 
 
@@ -718,13 +724,15 @@ def test_latency_is_whole_ms_truncated(ticking: list[int]) -> None:
 
 
 def test_decode_failure_latency_stops_after_decoding(ticking: list[int]) -> None:
-    cue = lanes.resolve_cue(Script().post(RESOLVE, None, ok("bad")).client(), "c", "x", "concept")
+    cue = structural_lane.resolve_cue(
+        Script().post(RESOLVE, None, ok("bad")).client(), "c", "x", "concept"
+    )
     assert len(ticking) == 3
     assert cue.latency_ms == 3
 
 
 def test_query_decode_failure_latency_stops_at_unwrap(ticking: list[int]) -> None:
-    probe = lanes.run_query(
+    probe = structural_lane.run_query(
         Script().post(QUERY, None, ok({"total": -1})).client(), "c", "s", "l", "o"
     )
     assert isinstance(probe, QueryErrored)
