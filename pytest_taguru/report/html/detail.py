@@ -18,8 +18,10 @@ Keys of the detail object, each present only when it has something to say::
         [candidates], ms] | ["errored", message, ms]; query: null | ["queried", total,
         matches, [source, paragraph, …] or null, ms] | ["errored", message, ms]
     ck  citation checks: [[source, paragraph, served, "resolved", section, expected section,
-        declared quote, quote matched, ms] | [source, paragraph, served, "unresolved", code,
-        message, ms], …]; section: "not_checked" | "matched" | "mismatched"
+        quote, ms] | [source, paragraph, served, "unresolved", code, message, ms], …];
+        section: "not_checked" | "matched" | "mismatched"; quote: null (none declared) or
+        whether the declared quote matched — never the quote itself: it is corpus text the
+        eval author copied, and the drill-down does not echo it either
     m   missed (at most 3), mt: how many more
     ev  evidence: ["assembled", ms, [[kind, fused rank, source, paragraph, [source,
         paragraph, …]], …], omitted by reason, [dedup dropped, contradiction groups, tier
@@ -144,7 +146,6 @@ def _check(check: CitationCheck, strings: StringTable) -> list[Any]:
             *head,
             section.check,
             expected,
-            None if quote is None else quote.declared,
             None if quote is None else quote.matched,
             check.latency_ms,
         ]

@@ -14,8 +14,8 @@ from pytest_taguru.artifact.evaluation import Evaluation, RevisionRecord
 from pytest_taguru.gate.thresholds import GateReport, Violation
 from pytest_taguru.report.summary import REPORT_ONLY_NOTICE
 
-Notice = tuple[str, str]
-"""``(level, text)``; level is ``error``, ``warning``, ``ok`` or ``info``."""
+Notice = list[str]
+"""``[level, text]``; level is ``error``, ``warning``, ``ok`` or ``info``."""
 
 _TOOL_PREFIX = "taguru: evaluate: "
 
@@ -52,23 +52,22 @@ def notices(
     session_notes: Sequence[str],
 ) -> list[Notice]:
     """What the top of the page must say first, most severe first."""
-    out: list[Notice] = [("error", note) for note in session_notes]
+    out: list[Notice] = [["error", note] for note in session_notes]
     ran, declared = len(evaluation.cases), evaluation.inputs.eval.cases
     if ran < declared:
-        out.append(
-            ("warning", f"Partial run: {ran} of {declared} case(s) ran; the report shows those.")
-        )
+        partial = f"Partial run: {ran} of {declared} case(s) ran; the report shows those."
+        out.append(["warning", partial])
     if gate_problem is not None:
-        out.append(("warning", gate_problem[:1].upper() + gate_problem[1:] + "."))
+        out.append(["warning", gate_problem[:1].upper() + gate_problem[1:] + "."])
     elif gate is None:
-        out.append(("info", _sentence(REPORT_ONLY_NOTICE)))
+        out.append(["info", _sentence(REPORT_ONLY_NOTICE)])
     elif gate.passed:
-        out.append(("ok", "The gate passed: every bound of the thresholds file held."))
+        out.append(["ok", "The gate passed: every bound of the thresholds file held."])
     else:
         count = len(gate.violations or [])
-        out.append(("error", f"The gate failed: {count} violation(s) of the thresholds file."))
+        out.append(["error", f"The gate failed: {count} violation(s) of the thresholds file."])
     if not evaluation.corpus.stable and (gate is None or gate.allow_unstable_corpus):
-        out.append(("warning", "The corpus changed during the run (revision before ≠ after)."))
+        out.append(["warning", "The corpus changed during the run (revision before ≠ after)."])
     return out
 
 

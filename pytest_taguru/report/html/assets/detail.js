@@ -14,12 +14,13 @@ function evalLink(i) {
   return DATA.eval.href ? h("a", { href: DATA.eval.href, title: "the eval set (line " + line + ")" }, text) : h("code", null, text);
 }
 
-function scoresTable(i) {
-  return table(["metric", "value", ""], CASES.columns.map((metric, j) => {
+function scoresGrid(i) {
+  return h("div", { class: "score-grid" }, CASES.columns.map((metric, j) => {
     const value = VALUES[j][i];
-    return [h("code", null, metric), Number.isNaN(value) ? "not applicable" : String(value),
-      CASES.violated[i] & (1 << j) ? badge("broke bound", "bad") : ""];
-  }), [1]);
+    const broke = CASES.violated[i] & (1 << j);
+    return h("div", { class: "score" + (broke ? " broke" : "") + (Number.isNaN(value) ? " na" : ""), title: metric + (broke ? ": broke a bound" : "") },
+      h("div", { class: "k" }, CASES.labels[j]), h("div", { class: "v" }, Number.isNaN(value) ? DASH : String(value)));
+  }));
 }
 
 function expectedSources(d) {
@@ -45,7 +46,7 @@ function scoreText(mantissa, exponent) {
 function planText(plan) {
   if (!plan) return "";
   const lanes = Object.entries(plan.lanes).map(([name, lane]) => name + (lane.ran ? " ran" : " did not run" +
-    (lane.reason ? " (" + lane.reason + ")" : "")) + (lane.floor === undefined || lane.floor === null ? "" : ", floor " + lane.floor));
+    (lane.reason ? " (" + lane.reason + ")" : "")) + (lane.floor === undefined || lane.floor === null ? "" : ", floor " + Number(lane.floor.toPrecision(6))));
   const filtered = plan.filter ? ["filter: " + plan.filter.eligible_sources + " of " + plan.filter.total_sources + " sources eligible"] : [];
   return " · " + [...lanes, ...filtered].join("; ");
 }
@@ -115,8 +116,8 @@ function checkRow(c) {
   const served = h("span", { class: c[2] ? "yes" : "no" }, c[2] ? "served" : "not served");
   if (c[3] === "unresolved") return [where, served, h("span", { class: "no" }, "unresolved" + (c[4] ? " (" + c[4] + ")" : "")), c[5], "", String(c[6])];
   const section = c[4] === "not_checked" ? DASH : h("span", { class: c[4] === "matched" ? "yes" : "no" }, c[4] + " (" + (c[5] === null ? "outside every section" : c[5]) + ")");
-  const quote = c[6] === null ? DASH : h("span", { class: c[7] ? "yes" : "no" }, (c[7] ? "matched: " : "not found: ") + c[6]);
-  return [where, served, h("span", { class: "yes" }, "resolved"), section, quote, String(c[8])];
+  const quote = c[6] === null ? DASH : h("span", { class: c[6] ? "yes" : "no" }, c[6] ? "matched" : "not found in the paragraph");
+  return [where, served, h("span", { class: "yes" }, "resolved"), section, quote, String(c[7])];
 }
 
 function evidenceSection(d) {
@@ -164,7 +165,7 @@ function caseDetail(i, d) {
     out.push(h("h3", null, "Broken bounds"), table(["metric", "bound", "threshold", "actual", "reason"],
       d.v.map((v) => [h("code", null, v[0]), v[1] || DASH, fixed(v[2], 6), fixed(v[3], 6), v[4]]), [2, 3]));
   }
-  out.push(baselineChange(i), h("h3", null, "Scores"), scoresTable(i), expectedSources(d), passageSection(i, d), structuralSection(d));
+  out.push(baselineChange(i), h("h3", null, "Scores"), scoresGrid(i), expectedSources(d), passageSection(i, d), structuralSection(d));
   if (d.ck) {
     out.push(h("h3", null, "Citation checks"), table(["locator", "served", "outcome", "section", "quote", "ms"], d.ck.map(checkRow), [5]));
   }
