@@ -5,9 +5,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Browsed
 from html_report import HOSTILE_ID, NOT_RUN_ID, RenderedReport, render_report
 
+from conftest import Browsed
 from pytest_taguru.gate.thresholds import GateReport
 from pytest_taguru.score.registry import case_value
 
@@ -120,7 +120,9 @@ def test_filters_by_outcome_metric_range_and_text(
     assert shown_count(page) == total
 
 
-def test_a_case_opens_with_its_hits_and_drill_down(browsed: Browsed, report: RenderedReport) -> None:
+def test_a_case_opens_with_its_hits_and_drill_down(
+    browsed: Browsed, report: RenderedReport
+) -> None:
     page = browsed.open(report.url)
     page.select_option("#f-outcome", "broke_bound")
     first = visible_ids(page)[0]
