@@ -14,7 +14,8 @@ from typing import Any
 
 from synthetic_run import SyntheticRun, synthetic_run
 
-from pytest_taguru.artifact.view import run_of
+from pytest_taguru.artifact.evaluation import Evaluation, render
+from pytest_taguru.artifact.view import LoadedRun, read_run
 from pytest_taguru.compare.classify import ChangeReport, compare
 from pytest_taguru.report.html.island import ReportInputs, build_island
 from pytest_taguru.report.html.page import eval_href, render_page
@@ -24,6 +25,11 @@ HOSTILE_ID = '</script><!--<img src="http://127.0.0.1:9/x.png">'
 """A case id that would end the data island, open a comment and load an image if the page
 wrote it as HTML anywhere."""
 NOT_RUN_ID = "case-not-run"
+
+
+def loaded(evaluation: Evaluation, path: str) -> LoadedRun:
+    """An in-memory artifact as ``compare`` reads it from a file."""
+    return read_run(render(evaluation), path)
 
 
 def island_details(island: dict[str, Any]) -> list[dict[str, Any]]:
@@ -76,7 +82,7 @@ def render_report(directory: Path, *, cases: int = 300, baseline: bool = True) -
     changes = None
     if baseline:
         base = synthetic_run(cases, seed=7, drift=3)
-        changes = compare(run_of(base.evaluation, "base.json"), run_of(head.evaluation, "head"))
+        changes = compare(loaded(base.evaluation, "base.json"), loaded(head.evaluation, "head"))
     path = directory / "report.html"
     (directory / "synthetic.jsonl").write_text("{}\n", encoding="utf-8")
     inputs = ReportInputs(

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from pytest_taguru.compare.classify import ChangeReport, MetricChange
-from pytest_taguru.report.html.compact import case_number
+from pytest_taguru.report.html.compact import case_number, figure
 
 
 def paired_statistics(report: ChangeReport) -> dict[str, Any] | None:
@@ -39,7 +39,8 @@ def moved_kinds(report: ChangeReport) -> dict[str, str]:
 
 def baseline_section(report: ChangeReport, rows: Mapping[str, int]) -> dict[str, Any]:
     """The ``baseline`` key of the island. ``rows``: case_id → its row in the case table
-    (a removed case has none: ``-1``). Aggregate values are exact, per-case ones rounded."""
+    (a removed case has none: ``-1``). Aggregate values are at ``compact.FIGURE_DIGITS``,
+    per-case ones at the table's decimals."""
     base = report.base.view
     counts = report.counts
     return {
@@ -56,7 +57,7 @@ def baseline_section(report: ChangeReport, rows: Mapping[str, int]) -> dict[str,
             "cases_head": counts.cases_head,
         },
         "aggregates": [
-            [diff.metric, diff.statistic, diff.base, diff.head, diff.delta]
+            [diff.metric, diff.statistic, figure(diff.base), figure(diff.head), figure(diff.delta)]
             for diff in report.metrics
         ],
         "warnings": list(report.warnings),

@@ -1,10 +1,10 @@
 """The metric cards and the score distributions of the data island.
 
 A card per metric of the run, grouped by the registry's families, each with its value from
-the artifact (exact) and its definition from the registry (the artifact's own ``definitions``
-entry for a metric this version does not know). The histograms count each case's own value of
-the per-case scores in ten equal bins over 0..1; the latency chart is drawn from the ``ms``
-cards' percentiles.
+the artifact (at ``compact.FIGURE_DIGITS``) and its definition from the registry (the
+artifact's own ``definitions`` entry for a metric this version does not know). The
+histograms count each case's own value of the per-case scores in ten equal bins over 0..1;
+the latency chart is drawn from the ``ms`` cards' percentiles.
 """
 
 from collections.abc import Sequence
@@ -12,6 +12,7 @@ from typing import Any
 
 from pytest_taguru.artifact.case import CaseBlock
 from pytest_taguru.artifact.evaluation import Definition, Distribution, Evaluation, Ratio
+from pytest_taguru.report.html.compact import figure
 from pytest_taguru.score.registry import (
     CITATIONS,
     COVERAGE,
@@ -55,7 +56,7 @@ def _card(
         "name": name,
         "unit": definition.unit,
         "statistic": definition.statistic,
-        "value": None if value is None else value.headline,
+        "value": None if value is None else figure(value.headline),
         "n": None if value is None else value.n,
         "description": definition.description,
         "source": definition.source,
@@ -66,12 +67,7 @@ def _card(
         card["numerator"] = value.numerator
     if isinstance(value, Distribution) and value.n:
         card["dist"] = {
-            "min": value.min,
-            "p50": value.p50,
-            "p90": value.p90,
-            "p99": value.p99,
-            "max": value.max,
-            "mean": value.mean,
+            key: figure(getattr(value, key)) for key in ("min", "p50", "p90", "p99", "max", "mean")
         }
     return card
 

@@ -23,6 +23,12 @@ CASE_VALUE_DECIMALS = 4
 SCORE_DIGITS = 4
 """Significant digits of the largest hit score of a case (the others keep as many decimals)."""
 
+FIGURE_DIGITS = 9
+"""Significant digits of a run-level number (a metric's value, a bound, a violation's actual
+value). The page shows fewer; fewer than a double's 17 also make the page the same whether its
+numbers were taken from the run in memory or read back from the artifact's text, whose reader
+(serde's, not correctly rounded) may differ from the writer in the last bit."""
+
 NOT_APPLICABLE = -1
 """A packed case value that does not apply (case values are never negative)."""
 
@@ -42,6 +48,13 @@ def case_number(value: float | None) -> float | int | None:
     if value is None or not math.isfinite(value):
         return None
     return _tight(round(value, CASE_VALUE_DECIMALS))
+
+
+def figure(value: float | None) -> float | int | None:
+    """A run-level number at ``FIGURE_DIGITS`` significant digits; ``None`` stays ``None``."""
+    if value is None or not math.isfinite(value):
+        return None
+    return _tight(float(f"{value:.{FIGURE_DIGITS}g}"))
 
 
 def score(value: float) -> float | int | None:

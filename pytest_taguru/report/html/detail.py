@@ -57,8 +57,16 @@ from pytest_taguru.artifact.case import (
     QueryQueried,
     Structural,
 )
+from pytest_taguru.core.jsontext import to_f32
+from pytest_taguru.core.wire import ContextPlan
 from pytest_taguru.gate.thresholds import Violation
-from pytest_taguru.report.html.compact import StringTable, scaled_scores, score
+from pytest_taguru.report.html.compact import (
+    StringTable,
+    compact_json,
+    figure,
+    scaled_scores,
+    score,
+)
 from pytest_taguru.run.dataset import EvalCase
 from pytest_taguru.score.case import names_covered, satisfies
 
@@ -73,13 +81,31 @@ def _trivial_lanes(hits: Sequence[HitLocator]) -> bool:
     )
 
 
+def _plan(plan: ContextPlan) -> dict[str, Any]:
+    """A search plan as the page shows it: each lane's verdict, a floor at ``SCORE_DIGITS``."""
+    lanes = {}
+    for name, lane in (("bm25", plan.lanes.bm25), ("vector", plan.lanes.vector)):
+        shown: dict[str, Any] = {"ran": lane.ran}
+        if lane.reason is not None:
+            shown["reason"] = lane.reason
+        if lane.floor is not None:
+            shown["floor"] = score(to_f32(lane.floor))
+        lanes[name] = shown
+    out: dict[str, Any] = {"lanes": lanes}
+    if plan.filter is not None:
+        out["filter"] = plan.filter.model_dump()
+    return out
+
+
 def _passage(
     passage: PassageSearched, strings: StringTable, plans: StringTable
 ) -> list[int | None]:
     hits = passage.hits
-    plan = -1 if passage.plan is None else plans.ref(passage.plan.model_dump_json())
+    plan = -1 if passage.plan is None else plans.ref(compact_json(_plan(passage.plan)))
     lanes = not _trivial_lanes(hits)
-    exponent, mantissas = scaled_scores([hit.score for hit in hits])
+    # Narrowed again: a score read back from the artifact's text is the nearest double to its
+    # 32-bit decimal, not the 32-bit value itself.
+    exponent, mantissas = scaled_scores([to_f32(hit.score) for hit in hits])
     numbers: list[int | None] = [plan, int(lanes), exponent]
     for hit, mantissa in zip(hits, mantissas, strict=True):
         numbers += [strings.ref(hit.source), hit.paragraph, mantissa]
@@ -220,7 +246,7 @@ def recorded_detail(
         detail["bu"] = _budget(block.budget)
     if violations:
         detail["v"] = [
-            [item.metric, item.bound, item.threshold, item.actual, item.reason]
+            [item.metric, item.bound, figure(item.threshold), figure(item.actual), item.reason]
             for item in violations
         ]
     return detail

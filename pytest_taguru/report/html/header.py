@@ -12,6 +12,7 @@ from pydantic import ValidationError
 
 from pytest_taguru.artifact.evaluation import Evaluation, RevisionRecord
 from pytest_taguru.gate.thresholds import GateReport, Violation
+from pytest_taguru.report.html.compact import figure
 from pytest_taguru.report.summary import REPORT_ONLY_NOTICE
 
 Notice = list[str]
@@ -42,7 +43,14 @@ def _revision(revision: RevisionRecord) -> list[int]:
 
 
 def _violation(item: Violation) -> list[Any]:
-    return [item.scope, item.metric, item.bound, item.threshold, item.actual, item.reason]
+    return [
+        item.scope,
+        item.metric,
+        item.bound,
+        figure(item.threshold),
+        figure(item.actual),
+        item.reason,
+    ]
 
 
 def notices(

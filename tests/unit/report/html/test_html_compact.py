@@ -15,6 +15,7 @@ from pytest_taguru.report.html.compact import (
     VLQ_ALPHABET,
     StringTable,
     case_number,
+    figure,
     pack_integers,
     packed_details,
     scaled_scores,
@@ -74,6 +75,12 @@ def test_case_values_are_scaled_by_unit() -> None:
     assert scaled_value(-0.0, 10_000) == 0
     assert scaled_value(None, 10_000) == NOT_APPLICABLE
     assert scaled_value(17, 1) == 17
+
+
+def test_run_level_figures_keep_nine_digits() -> None:
+    # Both sides of a last-bit difference between the writer and serde's reader.
+    assert figure(0.9385574520455129) == figure(0.9385574520455128) == 0.938557452
+    assert figure(2.0) == 2 and figure(None) is None and figure(math.inf) is None
 
 
 def test_rounded_numbers_drop_a_needless_point_zero() -> None:

@@ -5,13 +5,12 @@ import math
 from typing import Any
 
 import pytest
-from html_report import HOSTILE_ID, NOT_RUN_ID, island_details, with_case_not_run
+from html_report import HOSTILE_ID, NOT_RUN_ID, island_details, loaded, with_case_not_run
 from synthetic_run import SyntheticRun, synthetic_run
 from test_html_compact import unpack
 
 from pytest_taguru.artifact.case import CaseBlock, PassageFailed, PassageSearched
 from pytest_taguru.artifact.evaluation import Definition, Evaluation, Ratio
-from pytest_taguru.artifact.view import run_of
 from pytest_taguru.compare.classify import compare
 from pytest_taguru.gate.thresholds import CaseViolation, GateReport
 from pytest_taguru.report.drilldown import render_drilldown
@@ -24,6 +23,7 @@ from pytest_taguru.report.html.cases import (
     NOT_RUN,
     REGRESSED,
 )
+from pytest_taguru.report.html.compact import figure
 from pytest_taguru.report.html.island import ReportInputs, build_island, island_text
 from pytest_taguru.report.summary import REPORT_ONLY_NOTICE
 from pytest_taguru.score.case import satisfies
@@ -179,7 +179,8 @@ def test_a_failing_case_carries_its_drill_down(run: SyntheticRun) -> None:
                 eval_path="synthetic.jsonl",
             )
             assert detail["v"] == [
-                [v.metric, v.bound, v.threshold, v.actual, v.reason] for v in violations
+                [v.metric, v.bound, figure(v.threshold), figure(v.actual), v.reason]
+                for v in violations
             ]
             assert "rp" not in detail
         elif block.missed or isinstance(block.passage, PassageFailed):
@@ -262,7 +263,7 @@ def test_header_reports_the_run(run: SyntheticRun) -> None:
     assert header["gate"]["case_violations"] == len(case_violations)
     assert header["gate"]["failing_cases"] == len({v.case_id for v in case_violations})
     assert header["gate"]["violations"] == [
-        [v.scope, v.metric, v.bound, v.threshold, v.actual, v.reason]
+        [v.scope, v.metric, v.bound, figure(v.threshold), figure(v.actual), v.reason]
         for v in gate.violations or []
         if v.scope != "case"
     ]
@@ -277,7 +278,7 @@ def test_a_card_per_registry_metric_with_its_definition(run: SyntheticRun) -> No
     for card, metric in zip(cards, METRICS, strict=True):
         assert card["description"] == metric.description
         assert card["statistic"] == metric.statistic
-        assert card["value"] == run.evaluation.headline(metric.name)
+        assert card["value"] == figure(run.evaluation.headline(metric.name))
     violated = {card["name"] for card in cards if card["violated"]}
     assert violated == {"recall.mrr"}  # the aggregate bound the synthetic run breaks
 
@@ -318,7 +319,7 @@ def test_histograms_count_each_cases_exact_value(run: SyntheticRun) -> None:
 
 def test_baseline_moves_come_from_compare(run: SyntheticRun) -> None:
     base = synthetic_run(CASES, drift=3)
-    changes = compare(run_of(base.evaluation, "base.json"), run_of(run.evaluation, "head.json"))
+    changes = compare(loaded(base.evaluation, "base.json"), loaded(run.evaluation, "head.json"))
     island = island_of(run, baseline=changes)
     section = island["baseline"]
     assert section["path"] == "base.json" and section["paired"] is None
