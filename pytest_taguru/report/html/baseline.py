@@ -7,6 +7,7 @@ renders that key in its own section (``assets/report.js``, ``renderPaired``).
 """
 
 from collections.abc import Mapping
+from dataclasses import asdict
 from typing import Any
 
 from pytest_taguru.compare.classify import ChangeReport, MetricChange
@@ -42,20 +43,11 @@ def baseline_section(report: ChangeReport, rows: Mapping[str, int]) -> dict[str,
     (a removed case has none: ``-1``). Aggregate values are at ``compact.FIGURE_DIGITS``,
     per-case ones at the table's decimals."""
     base = report.base.view
-    counts = report.counts
     return {
         "path": report.base.path,
         "generated_at": base.generated_at,
         "context": base.inputs.context,
-        "counts": {
-            "improved": counts.improved,
-            "regressed": counts.regressed,
-            "added": counts.added,
-            "removed": counts.removed,
-            "unchanged": counts.unchanged,
-            "cases_base": counts.cases_base,
-            "cases_head": counts.cases_head,
-        },
+        "counts": asdict(report.counts),
         "aggregates": [
             [diff.metric, diff.statistic, figure(diff.base), figure(diff.head), figure(diff.delta)]
             for diff in report.metrics
