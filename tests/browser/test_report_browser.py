@@ -87,6 +87,9 @@ def test_columns_sort_both_ways(browsed: Browsed, report: RenderedReport) -> Non
     page.click(f"#case-head [data-key=c{mrr}]")
     lowest = page.inner_text(f"{ROWS} >> nth=0 >> {CELL}{4 + mrr}")
     assert lowest == "0.000"
+    page.focus("#case-head [data-key=id]")  # headings sort from the keyboard too
+    page.keyboard.press("Enter")
+    assert visible_ids(page) == sorted(report.island["cases"]["id"])[: len(ids)]
 
 
 def test_filters_by_outcome_metric_range_and_text(

@@ -156,12 +156,14 @@ function initCases() {
   const head = byId("case-head");
   head.style.gridTemplateColumns = COLUMNS.map((c) => c[2]).join(" ");
   for (const [heading, key] of COLUMNS) {
+    const sortBy = () => {
+      // Again: the other way. First: numbers highest first, text and lines in order.
+      state.direction = state.sort === key ? -state.direction : (NUMERIC_KEYS.has(key) && key !== "line" ? -1 : 1);
+      state.sort = key;
+      sortRows();
+    };
     head.append(h("span", { role: "columnheader", "data-key": key, class: NUMERIC_KEYS.has(key) ? "num" : null, tabindex: "0", title: "sort by " + heading,
-      onclick: () => {
-        state.direction = state.sort === key ? -state.direction : (NUMERIC_KEYS.has(key) && key !== "line" ? -1 : 1);
-        state.sort = key;
-        sortRows();
-      } }, heading));
+      onclick: sortBy, onkeydown: (event) => { if (event.key === "Enter" || event.key === " ") { event.preventDefault(); sortBy(); } } }, heading));
   }
   byId("f-outcome").append(...OUTCOMES.map((o) => h("option", { value: o[0] }, o[1])));
   byId("f-metric").append(h("option", { value: "-1" }, "any"), ...CASES.columns.map((metric, j) => h("option", { value: j }, CASES.labels[j])));
