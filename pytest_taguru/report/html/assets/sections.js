@@ -19,7 +19,7 @@ function renderRun() {
     fact("Budget", budgetText),
     fact("Eval set", h("code", null, head.eval.path), head.eval.name ? " — " + head.eval.name : ""),
     fact("Cases", head.ran + " of " + head.eval.cases + " ran"),
-    fact("Generated", head.generated_at),
+    fact("Finished (UTC)", head.generated_at),
     fact("Artifact", h("code", null, DATA.artifact)),
     fact("Corpus revision", revisionText(corpus.before), same ? "" : " → " + revisionText(corpus.after)),
     fact("Corpus stability", corpus.stable ? badge("stable", "ok") : badge("changed during the run", "bad")),
