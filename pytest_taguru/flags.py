@@ -135,6 +135,14 @@ OPTION_SPECS = (
         "out", "FILE", f"where to write evaluation.json (default: {DEFAULT_OUT})", is_path=True
     ),
     OptionSpec(
+        "html",
+        "FILE",
+        "also write a self-contained HTML report of the run there (for a partial or failing "
+        "run too)",
+        is_path=True,
+        drop_in=False,
+    ),
+    OptionSpec(
         "thresholds",
         "FILE",
         f"the thresholds file; a violated bound exits {DEFAULT_REGRESSION_EXIT_CODE}",

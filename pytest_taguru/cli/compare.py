@@ -9,7 +9,7 @@ from typing import Literal
 
 from pytest_taguru.artifact.evaluation import write_atomic
 from pytest_taguru.artifact.view import LoadedRun, RunReadError, read_run
-from pytest_taguru.cli.arguments import HELP_FLAGS, PREFIX, PROG, ArgumentError, HelpRequested
+from pytest_taguru.cli.arguments import PREFIX, PROG, ArgumentError, ValueFlag, scan
 from pytest_taguru.compare.classify import compare
 from pytest_taguru.compare.render import render_jsonl, render_markdown, render_summary
 from pytest_taguru.core.textfile import UnreadableFile, os_error_text, read_utf8
@@ -45,6 +45,17 @@ malformed or out-of-range JSON.
 
 # --- the scan (B.1) ----------------------------------------------------------------------------
 
+_FLAGS = (
+    ValueFlag("--out", "a file path"),
+    ValueFlag(
+        "--format",
+        "jsonl or markdown",
+        lambda value: None
+        if value in _DEFAULT_OUT
+        else f"--format must be jsonl or markdown, got '{value}'",
+    ),
+)
+
 
 @dataclass(frozen=True)
 class CompareArgs:
@@ -62,26 +73,7 @@ def parse_compare_args(args: list[str]) -> CompareArgs:
     token is unknown; everything else (``-x`` and ``-`` included) is positional, and exactly
     two positionals are required after the scan.
     """
-    positional: list[str] = []
-    given: dict[str, str] = {}
-    rest = iter(args)
-    for token in rest:
-        if token in HELP_FLAGS:
-            raise HelpRequested(COMPARE_USAGE)
-        if token in ("--out", "--format"):
-            value = next(rest, None)
-            if value is None:
-                wanted = "a file path" if token == "--out" else "jsonl or markdown"
-                raise ArgumentError(f"{token} needs {wanted}")
-            if token in given:
-                raise ArgumentError(f"{token} given twice")
-            if token == "--format" and value not in _DEFAULT_OUT:
-                raise ArgumentError(f"--format must be jsonl or markdown, got '{value}'")
-            given[token] = value
-        elif token.startswith("--"):
-            raise ArgumentError(f"unknown flag '{token}' for evaluate compare")
-        else:
-            positional.append(token)
+    positional, given = scan(args, _FLAGS, usage=COMPARE_USAGE, command="evaluate compare")
     if len(positional) != 2:
         raise ArgumentError(
             "evaluate compare takes exactly two positional arguments, BASE.json and HEAD.json "

@@ -13,6 +13,7 @@ from typing import Any
 
 from pytest_taguru.cli.arguments import HELP_FLAGS, PROG, ArgumentError, HelpRequested
 from pytest_taguru.cli.compare import COMPARE_SYNOPSIS
+from pytest_taguru.cli.report import REPORT_SYNOPSIS
 from pytest_taguru.errors import UsageError
 from pytest_taguru.flags import CLI_FLAG_PREFIX, OPTION_SPECS, PLUGIN_FLAG_PREFIX
 from pytest_taguru.run.flag_values import RawOptions, check_flags, flag_value
@@ -69,6 +70,7 @@ USAGE = f"""\
 {_run_synopsis()}
 {_OTHER_MODES} {COMPARE_SYNOPSIS}
 {_OTHER_MODES} {PROG} gate ...            (see '{PROG} gate --help')
+{_OTHER_MODES} {REPORT_SYNOPSIS}
 
 Run mode evaluates every case of an eval.jsonl against a taguru server and writes
 evaluation.json, exactly as 'taguru evaluate' does; it runs pytest with the taguru plugin

@@ -183,10 +183,11 @@ class GateReport(BaseModel):
 
 @dataclass(frozen=True)
 class CaseViolation:
-    """A case-scoped violation and where its bound came from (for the drill-down)."""
+    """A case-scoped violation and where its bound came from (for the drill-down); ``None``
+    when only the artifact's ``thresholds`` block is at hand, which does not say."""
 
     violation: Violation
-    origin: Origin
+    origin: Origin | None
 
 
 @dataclass(frozen=True)

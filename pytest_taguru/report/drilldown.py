@@ -263,10 +263,11 @@ def _citation_requests(
             yield _request(context, "citations", citation_body(check.source, check.paragraph))
 
 
-def _reproduction(
+def reproduction_requests(
     case: EvalCase, block: CaseBlock, metrics: set[str], context: str
 ) -> list[str]:
-    """The requests behind the violated metrics, each once, in lane order."""
+    """The requests behind ``metrics`` (the violated ones, or those a case fell short on),
+    each once, in lane order."""
     requests: list[str] = []
     if metrics & SEARCHED_METRICS:
         requests += _passage_requests(case, block, context)
@@ -283,9 +284,13 @@ def _reproduction(
 
 
 def _origin(item: CaseViolation) -> str:
+    """`` (bound from …)`` after a violated bound; nothing when the thresholds file that set
+    it is not at hand (a report rendered from a saved artifact)."""
+    if item.origin is None:
+        return ""
     if item.origin == "default":
-        return "cases.default"
-    return f"cases.overrides.{item.violation.case_id}"
+        return " (bound from cases.default)"
+    return f" (bound from cases.overrides.{item.violation.case_id})"
 
 
 def render_drilldown(
@@ -299,7 +304,8 @@ def render_drilldown(
     """The failure text of one case (no trailing newline).
 
     Sections, each only when it applies: header with ``<eval_path>:<line>``; the query; each
-    violated bound (``<metric>: <reason> (bound from cases.default | cases.overrides.<id>)``);
+    violated bound (``<metric>: <reason> (bound from cases.default | cases.overrides.<id>)``,
+    without the parenthesis when the origin is ``None``);
     the passage outcome and every expected source's 1-based rank or ``not in the top k``;
     missed concepts and labels; missed associations with each position's outcome; every
     citation check (served / resolved / section / quote); the reproduction requests.
@@ -311,7 +317,7 @@ def render_drilldown(
         "violated:",
     ]
     lines += [
-        f"  {item.violation.metric}: {item.violation.reason} (bound from {_origin(item)})"
+        f"  {item.violation.metric}: {item.violation.reason}{_origin(item)}"
         for item in violations
     ]
     lines.append(_passage_line(block))
@@ -320,7 +326,8 @@ def render_drilldown(
     lines += _names_lines(case, block, "label")
     lines += _association_lines(block)
     lines += _citation_lines(block)
-    requests = _reproduction(case, block, {item.violation.metric for item in violations}, context)
+    violated = {item.violation.metric for item in violations}
+    requests = reproduction_requests(case, block, violated, context)
     if requests:
         lines.append("reproduce:")
         lines += [f"  {request}" for request in requests]

@@ -208,6 +208,37 @@ class RunController:
             )
             annotations = stream.getvalue().splitlines()
         self.outcome = Outcome(evaluation, gate, lines, annotations)
+        if self.settings.html is not None:
+            self._write_report(evaluation, self.settings.html)
+            lines.append(f"  wrote {self.settings.html} (HTML report)")
+
+    def session_notes(self) -> tuple[str, ...]:
+        """What the HTML report must say that the artifact does not: ordinary tests (or
+        collection) that failed beside the cases, which make the session exit 1."""
+        if not self.other_failures:
+            return ()
+        return (
+            f"{self.other_failures} test(s) or collection error(s) other than case regressions "
+            "failed in this pytest session: it exits 1, whatever the gate says.",
+        )
+
+    def _write_report(self, evaluation: Evaluation, path: str) -> None:
+        """The HTML report of the finished run (after the artifact: its summary still prints
+        when this fails, and the run then exits 1)."""
+        from pytest_taguru.report.html.island import ReportInputs
+        from pytest_taguru.report.html.page import eval_href, render_page
+
+        inputs = ReportInputs(
+            evaluation,
+            self.settings.out,
+            self.eval_set,
+            eval_href=eval_href(self.settings.eval_path, path),
+            session_notes=self.session_notes(),
+        )
+        try:
+            write_atomic(path, render_page(inputs))
+        except OSError as error:
+            raise RunError(f"writing {path}: {os_error_text(error)}") from error
 
     def _build_evaluation(self, before: PreflightFacts, after: ContextFacts) -> Evaluation:
         assert self.settings.masked_url is not None

@@ -36,6 +36,7 @@ class RawOptions:
     url: str | None = None
     config: str | None = None
     out: str | None = None
+    html: str | None = None
     thresholds: str | None = None
     assembly: bool = False
     max_items: str | None = None

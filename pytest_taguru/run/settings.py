@@ -49,6 +49,8 @@ class Settings(BaseModel):
     masked_url: str | None
     out: str = DEFAULT_OUT
     """The artifact path as given (``inputs.out``), relative to the working directory."""
+    html: str | None = None
+    """Where the HTML report is written (``--taguru-html``), like ``out``; None: not at all."""
     thresholds_path: str | None = None
     assembly: bool = False
     max_items: int | None = None
@@ -119,6 +121,7 @@ def resolve_settings(
         base_url=base_url,
         masked_url=None if base_url is None else mask_url(base_url),
         out=DEFAULT_OUT if raw.out is None else raw.out,
+        html=raw.html,
         thresholds_path=raw.thresholds,
         assembly=raw.assembly,
         max_items=positive("max-items", raw.max_items),

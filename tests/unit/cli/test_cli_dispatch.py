@@ -20,14 +20,14 @@ HINT = " — try 'taguru-evaluate --help'"
         (
             ["-x"],
             "unknown subcommand '-x' — the default mode is selected by a leading flag, "
-            "e.g. 'taguru-evaluate --eval FILE --context NAME', or use the 'compare' or "
-            "'gate' subcommand",
+            "e.g. 'taguru-evaluate --eval FILE --context NAME', or use the 'compare', "
+            "'gate' or 'report' subcommand",
         ),
         (
             ["evaluate"],
             "unknown subcommand 'evaluate' — the default mode is selected by a "
             "leading flag, e.g. 'taguru-evaluate --eval FILE --context NAME', or use "
-            "the 'compare' or 'gate' subcommand",
+            "the 'compare', 'gate' or 'report' subcommand",
         ),
         (["--eval", "e", "x"], "evaluate takes no positional arguments"),
     ],

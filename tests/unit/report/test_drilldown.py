@@ -5,7 +5,7 @@ from typing import Any
 from gate_examples import GOLDEN, METRIC_NAMES
 
 from pytest_taguru.artifact.case import CaseBlock
-from pytest_taguru.gate.thresholds import case_violations, check_thresholds
+from pytest_taguru.gate.thresholds import CaseViolation, case_violations, check_thresholds
 from pytest_taguru.report.drilldown import json_body, render_drilldown
 from pytest_taguru.run.dataset import EvalCase
 
@@ -214,4 +214,26 @@ def test_failed_passage_and_minimal_case() -> None:
 def test_json_body_style() -> None:
     assert json_body({"source": 'a"b', "paragraph": 5, "tags": ["x", "y"]}) == (
         '{"source": "a\\"b", "paragraph": 5, "tags": ["x","y"]}'
+    )
+
+
+def test_a_violation_of_unknown_origin_names_no_bound_source() -> None:
+    # A report rendered from a saved artifact has the gate's violations but not the thresholds
+    # file that says whether a bound came from cases.default or an override.
+    case = EvalCase.model_validate(CASE | {"line": 4})
+    block = CaseBlock.model_validate(BLOCK)
+    thresholds = check_thresholds(
+        THRESHOLDS, path="t.json", metric_names=METRIC_NAMES, case_ids=(case.case_id,)
+    )
+    unknown = [
+        CaseViolation(violation=item.violation, origin=None)
+        for item in case_violations(thresholds, block)
+    ]
+    text = render_drilldown(
+        case=case, block=block, violations=unknown, context="sake", eval_path="eval.jsonl"
+    )
+    assert "bound from" not in text
+    assert "(bound from cases." in drilldown()
+    assert [line.split(" (bound from")[0] for line in drilldown().splitlines()] == (
+        text.splitlines()
     )

@@ -69,6 +69,7 @@ def test_what_a_missing_value_needs_in_taguru_words() -> None:
         "--url": "a value",
         "--config": "a file path",
         "--out": "a file path",
+        "--html": "a file path",
         "--thresholds": "a file path",
         "--max-items": "a positive integer",
         "--max-bytes": "a positive integer",
