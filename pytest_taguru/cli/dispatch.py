@@ -55,6 +55,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except TaguruError as error:
         hint = HELP_HINT if isinstance(error, ArgumentError) else ""
         print(f"{PREFIX}{error.message}{hint}", file=sys.stderr)
+        for advice in error.hints:
+            print(f"{PREFIX}hint: {advice}", file=sys.stderr)
         return error.exit_code
 
 

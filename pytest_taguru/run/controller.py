@@ -57,6 +57,11 @@ def error_line(error: TaguruError) -> str:
     return f"taguru: evaluate: {error.message}"
 
 
+def error_lines(error: TaguruError) -> list[str]:
+    """The error's own line, then its hints (``taguru: evaluate: hint: …``)."""
+    return [error_line(error), *(f"taguru: evaluate: hint: {hint}" for hint in error.hints)]
+
+
 @dataclass(frozen=True)
 class Outcome:
     """What the finish produced: the artifact, the gate verdict and the lines to print."""
@@ -289,7 +294,8 @@ class RunController:
 
     def fail(self, error: TaguruError) -> int:
         """Print an error that ends the run; remember and return its exit status."""
-        print(error_line(error), file=self.stderr)
+        for line in error_lines(error):
+            print(line, file=self.stderr)
         self.error_status = error.exit_code
         return error.exit_code
 
