@@ -313,12 +313,16 @@ def _field_type(model: type[BaseModel], name: str) -> Any:
     return Annotated[(field.annotation, *field.metadata)] if field.metadata else field.annotation
 
 
+NULL_IS_ABSENT: dict[type[BaseModel], tuple[str, ...]] = {
+    EvalCase: ("expected_labels", "expected_associations", "expected_citations"),
+    CaseOptions: ("tags", "since", "until"),
+}
+"""The extension fields (§2.5), decoded one by one, where ``null`` reads as the key absent
+(``options.floor`` too: its own decoder below). The JSON Schemas derive their nulls from it."""
+
 _ADAPTERS: dict[tuple[type[BaseModel], str], TypeAdapter[Any]] = {
     (model, name): TypeAdapter(_field_type(model, name), config=ConfigDict(strict=True))
-    for model, names in (
-        (EvalCase, ("expected_labels", "expected_associations", "expected_citations")),
-        (CaseOptions, ("tags", "since", "until")),
-    )
+    for model, names in NULL_IS_ABSENT.items()
     for name in names
 }
 
