@@ -75,6 +75,7 @@ def eval_examples() -> list[tuple[str, Any]]:
         (EXAMPLE_SUITE / "eval.jsonl").read_text("utf-8"),
         template("eval.jsonl"),
         *_doc_blocks("eval-jsonl.md", "jsonl"),
+        *_doc_blocks("getting-started.md", "jsonl"),
     ]
     found = []
     for text in texts:
