@@ -46,11 +46,15 @@ def _parse(parser: _Parser, argv: Sequence[str]) -> argparse.Namespace | None:
         return None
 
 
-def _named(name: str, error: TaguruError) -> TaguruError:
-    """``error`` with the subcommand's name in front, its hints kept."""
-    named = type(error)(f"{name}: {error.message}")
-    named.hints = error.hints
-    return named
+@contextmanager
+def _named(name: str) -> Iterator[None]:
+    """Errors of the work inside, with the subcommand's name in front (hints kept)."""
+    try:
+        yield
+    except TaguruError as error:
+        named = type(error)(f"{name}: {error.message}")
+        named.hints = error.hints
+        raise named from None
 
 
 # --- schema ------------------------------------------------------------------------------------
@@ -95,10 +99,8 @@ def run_init(argv: Sequence[str]) -> int:
     args = _parse(parser, argv)
     if args is None:
         return 0
-    try:
+    with _named("init"):
         written = init_suite(args.folder)
-    except UsageError as error:
-        raise _named("init", error) from None
     for path in written:
         print(f"wrote {path}")
     shown = "" if args.folder == "." else f" {args.folder}"
@@ -130,10 +132,8 @@ def run_import_dir(argv: Sequence[str]) -> int:
     args = _parse(parser, argv)
     if args is None:
         return 0
-    try:
+    with _named("import-dir"):
         converted = import_dir(args.docs, args.context, args.prefix)
-    except UsageError as error:
-        raise _named("import-dir", error) from None
     for note in converted.notes:
         print(f"{PROG}: import-dir: note: {note}", file=sys.stderr)
     if args.out is None:
@@ -160,10 +160,8 @@ def _server_url(serve: str | None, url: str | None) -> Iterator[str]:
     assert serve is not None
     from pytest_taguru.run.controller import start_embedded_server
 
-    try:
+    with _named("check"):
         server = start_embedded_server(serve, token=None)
-    except UsageError as error:
-        raise _named("check", error) from None
     try:
         for note in server.import_notes:
             print(f"{PROG}: check: warning: {note}", file=sys.stderr)
@@ -209,13 +207,11 @@ def run_check(argv: Sequence[str]) -> int:
     args = _parse(_check_parser(), argv)
     if args is None:
         return 0
-    try:
+    with _named("check"):
         eval_set = load_eval_set(args.eval_path)
         check_limits(eval_set)
         if args.url is not None:
             check_base_url(args.url.rstrip("/"))
-    except UsageError as error:
-        raise _named("check", error) from None
     context = args.context or eval_set.default_context
     if context is None:
         raise UsageError("check: no --context and no default_target.context in the eval header")
@@ -238,11 +234,9 @@ def run_check(argv: Sequence[str]) -> int:
             raise RunError(
                 f"check: server at {mask_url(url)} is not reachable: {failure.message}"
             ) from None
-        try:
+        with _named("check"):
             read_context_entry(client, context)
             problems = check_eval_set(CorpusReader(client, context), eval_set, args.skip_case)
-        except (UsageError, RunError) as error:
-            raise _named("check", error) from None
     for problem in problems:
         print(problem.text(args.eval_path))
     checked = len(eval_set.cases) - len(set(args.skip_case))
