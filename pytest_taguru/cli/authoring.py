@@ -20,7 +20,7 @@ from pytest_taguru.errors import RunError, TaguruError, UsageError
 AUTHORING_SYNOPSES = (
     f"{PROG} init [DIR]",
     f"{PROG} import-dir DOCS --context NAME [--out FILE] [--prefix PREFIX]",
-    f"{PROG} check --eval FILE (--serve IMPORT_FILE | --url URL) [--context NAME] ...",
+    f"{PROG} check --eval FILE (--serve IMPORT_FILE | --url URL) ...",
     f"{PROG} schema [NAME]",
 )
 
