@@ -9,7 +9,7 @@ hints. The work itself is in ``authoring/``.
 import argparse
 import os
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import NoReturn
 
@@ -36,8 +36,17 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(f"{self.name}: {message} — try '{self.prog} --help'")
 
 
-def _parse(parser: _Parser, argv: Sequence[str]) -> argparse.Namespace | None:
-    """The arguments, or None when ``--help`` was printed."""
+def _parse(
+    command: Callable[[Sequence[str]], int],
+    argv: Sequence[str],
+    declare: Callable[[_Parser], object],
+) -> argparse.Namespace | None:
+    """``command``'s arguments as ``declare`` declares them, or None when ``--help`` was
+    printed. The subcommand is named after ``command`` (``run_import_dir``: ``import-dir``) and
+    described by its docstring."""
+    name = command.__name__.removeprefix("run_").replace("_", "-")
+    parser = _Parser(name, " ".join((command.__doc__ or "").split()))
+    declare(parser)
     try:
         return parser.parse_args(list(argv))
     except SystemExit as done:  # --help (every error raises UsageError instead)
@@ -61,15 +70,17 @@ def _named(name: str) -> Iterator[None]:
 
 
 def run_schema(argv: Sequence[str]) -> int:
+    """Print the JSON Schema of one of taguru's input formats (to point an editor at it).
+    Without NAME, list the names."""
     from pytest_taguru.authoring.json_schemas import BUILDERS, shipped
 
-    parser = _Parser(
-        "schema",
-        "Print the JSON Schema of one of taguru's input formats (to point an editor at it). "
-        "Without NAME, list the names.",
+    args = _parse(
+        run_schema,
+        argv,
+        lambda parser: parser.add_argument(
+            "name", nargs="?", metavar="NAME", help=", ".join(BUILDERS)
+        ),
     )
-    parser.add_argument("name", nargs="?", metavar="NAME", help=", ".join(BUILDERS))
-    args = _parse(parser, argv)
     if args is None:
         return 0
     if args.name is None:
@@ -87,16 +98,16 @@ def run_schema(argv: Sequence[str]) -> int:
 
 
 def run_init(argv: Sequence[str]) -> int:
+    """Write a working suite into DIR (default: the current folder): pytest.ini, a small
+    corpus, an eval.jsonl with one case of each kind and a thresholds file it passes. Then
+    'pytest DIR' runs it on the embedded reference server. Never overwrites a file."""
     from pytest_taguru.authoring.scaffold import init_suite
 
-    parser = _Parser(
-        "init",
-        "Write a working suite into DIR (default: the current folder): pytest.ini, a small "
-        "corpus, an eval.jsonl with one case of each kind and a thresholds file it passes. "
-        "Then 'pytest DIR' runs it on the embedded reference server. Never overwrites a file.",
+    args = _parse(
+        run_init,
+        argv,
+        lambda parser: parser.add_argument("folder", nargs="?", default=".", metavar="DIR"),
     )
-    parser.add_argument("folder", nargs="?", default=".", metavar="DIR")
-    args = _parse(parser, argv)
     if args is None:
         return 0
     with _named("init"):
@@ -111,25 +122,25 @@ def run_init(argv: Sequence[str]) -> int:
 # --- import-dir --------------------------------------------------------------------------------
 
 
-def run_import_dir(argv: Sequence[str]) -> int:
-    from pytest_taguru.artifact.evaluation import write_atomic
-    from pytest_taguru.authoring.import_dir import import_dir
-    from pytest_taguru.core.textfile import os_error_text
-
-    parser = _Parser(
-        "import-dir",
-        "Turn a folder of Markdown (.md, .markdown) and text (.txt) files into a taguru import "
-        "stream: one source per file, named by its path below DOCS; paragraphs split as taguru "
-        "splits them; Markdown headings as section markers; front-matter 'page:' and form "
-        "feeds as page locators. Deterministic; loads into taguru and the reference server.",
-    )
+def _import_dir_arguments(parser: _Parser) -> None:
     parser.add_argument("docs", metavar="DOCS", help="the folder to convert")
     parser.add_argument("--context", required=True, metavar="NAME", help="the context to fill")
     parser.add_argument("--out", metavar="FILE", help="where to write (default: stdout)")
     parser.add_argument(
         "--prefix", default="", metavar="PREFIX", help="put in front of every source name"
     )
-    args = _parse(parser, argv)
+
+
+def run_import_dir(argv: Sequence[str]) -> int:
+    """Turn a folder of Markdown (.md, .markdown) and text (.txt) files into a taguru import
+    stream: one source per file, named by its path below DOCS; paragraphs split as taguru
+    splits them; Markdown headings as section markers; front-matter 'page:' and form feeds as
+    page locators. Deterministic; loads into taguru and the reference server."""
+    from pytest_taguru.artifact.evaluation import write_atomic
+    from pytest_taguru.authoring.import_dir import import_dir
+    from pytest_taguru.core.textfile import os_error_text
+
+    args = _parse(run_import_dir, argv, _import_dir_arguments)
     if args is None:
         return 0
     with _named("import-dir"):
@@ -170,14 +181,7 @@ def _server_url(serve: str | None, url: str | None) -> Iterator[str]:
         server.stop()
 
 
-def _check_parser() -> _Parser:
-    parser = _Parser(
-        "check",
-        "Lint eval.jsonl's labels against a corpus without scoring anything: expected sources "
-        "and paragraphs exist, citation quotes occur (folded) in the cited paragraph, declared "
-        "sections match, expected concepts and labels resolve. Exit 0 clean, 2 on problems "
-        "(one line each, with the eval.jsonl line), 1 when the server cannot be read.",
-    )
+def _check_arguments(parser: _Parser) -> None:
     parser.add_argument("--eval", required=True, metavar="FILE", dest="eval_path")
     target = parser.add_mutually_exclusive_group(required=True)
     target.add_argument(
@@ -194,17 +198,20 @@ def _check_parser() -> _Parser:
         metavar="CASE_ID",
         help="a case whose mistakes are deliberate (an honest miss kept in the suite); repeatable",
     )
-    return parser
 
 
 def run_check(argv: Sequence[str]) -> int:
+    """Lint eval.jsonl's labels against a corpus without scoring anything: expected sources
+    and paragraphs exist, citation quotes occur (folded) in the cited paragraph, declared
+    sections match, expected concepts and labels resolve. Exit 0 clean, 2 on problems (one
+    line each, with the eval.jsonl line), 1 when the server cannot be read."""
     from pytest_taguru.authoring.label_check import CorpusReader, check_eval_set
     from pytest_taguru.run.client import CallFailed, TaguruClient
     from pytest_taguru.run.dataset import check_limits, load_eval_set
     from pytest_taguru.run.preflight import read_context_entry
     from pytest_taguru.run.server_access import bearer_token, check_base_url, mask_url
 
-    args = _parse(_check_parser(), argv)
+    args = _parse(run_check, argv, _check_arguments)
     if args is None:
         return 0
     with _named("check"):
