@@ -18,6 +18,9 @@ class TaguruError(Exception):
         self.preceding: list[str] = []
         """Complete stderr lines due before this error's own line: start-up warnings and
         config-file notes produced before the failing step, so that an error loses nothing."""
+        self.hints: list[str] = []
+        """Advice printed after this error's own line (``hint: …``): what to do about it.
+        The message itself stays taguru's exact text; these lines are pytest-taguru's."""
 
 
 class UsageError(TaguruError):

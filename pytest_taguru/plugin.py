@@ -35,14 +35,14 @@ def pytest_cmdline_main(config: pytest.Config) -> int | None:
         return None
     # Imported only now: an inert plugin must not cost its users the run machinery's imports.
     from pytest_taguru.errors import TaguruError
-    from pytest_taguru.run.controller import error_line
+    from pytest_taguru.run.controller import error_lines
     from pytest_taguru.run.flag_values import raw_options
     from pytest_taguru.run.prepare import prepare_run
 
     try:
         config.stash[PREPARED_KEY] = prepare_run(raw_options(values))
     except TaguruError as error:
-        for line in [*error.preceding, error_line(error)]:
+        for line in [*error.preceding, *error_lines(error)]:
             print(line, file=sys.stderr)
         return error.exit_code
     return None

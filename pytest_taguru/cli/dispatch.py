@@ -5,14 +5,15 @@ The first argument selects the mode (``evaluate-run.md`` §1.1): ``--help``/``-h
 usage; any other leading ``--flag`` is the run mode (``cli.run``: taguru's run flags, pytest
 with this package's plugin underneath); ``compare`` diffs two ``evaluation.json`` files
 (``cli.compare``, ``thresholds-and-compare.md`` Part B); ``gate`` re-gates a written artifact
-(``cli.gate``); ``report`` writes a saved run's HTML report (``cli.report``). Exit codes are
-taguru's: 0, 1, 2 and (run, gate) 3.
+(``cli.gate``); ``report`` writes a saved run's HTML report (``cli.report``); ``init``,
+``import-dir``, ``check`` and ``schema`` help write a suite (``cli.authoring``). Exit codes
+are taguru's: 0, 1, 2 and (run, gate) 3.
 """
 
 import sys
 from collections.abc import Sequence
 
-from pytest_taguru.cli import compare, gate, report, run
+from pytest_taguru.cli import authoring, compare, gate, report, run
 from pytest_taguru.cli.arguments import (
     HELP_FLAGS,
     HELP_HINT,
@@ -38,10 +39,14 @@ def _dispatch(args: list[str]) -> int:
         return gate.run_gate(rest)
     if first == "report":
         return report.run_report(report.parse_report_args(rest))
+    if first in authoring.SUBCOMMANDS:
+        return authoring.SUBCOMMANDS[first](rest)
+    others = ", ".join(
+        f"'{name}'" for name in ("compare", "gate", "report", *authoring.SUBCOMMANDS)
+    )
     raise ArgumentError(
         f"unknown subcommand '{first}' — the default mode is selected by a leading flag, "
-        f"e.g. '{PROG} {run.REQUIRED_SYNOPSIS}', or use the 'compare', 'gate' or 'report' "
-        "subcommand"
+        f"e.g. '{PROG} {run.REQUIRED_SYNOPSIS}', or use a subcommand: {others}"
     )
 
 
@@ -55,6 +60,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except TaguruError as error:
         hint = HELP_HINT if isinstance(error, ArgumentError) else ""
         print(f"{PREFIX}{error.message}{hint}", file=sys.stderr)
+        for advice in error.hints:
+            print(f"{PREFIX}hint: {advice}", file=sys.stderr)
         return error.exit_code
 
 

@@ -139,8 +139,11 @@ def run_gate(
             case_ids={block.case_id for block in evaluation.cases},
         )
     except UsageError as error:
-        print(f"{PREFIX}gate: {error.message}", file=err)
+        for line in [error.message, *(f"hint: {hint}" for hint in error.hints)]:
+            print(f"{PREFIX}gate: {line}", file=err)
         return error.exit_code
+    for warning in thresholds.warnings:
+        print(f"{PREFIX}gate: warning: {warning}", file=err)
     report = evaluate_gate(thresholds, evaluation)
     for line in gate_summary_lines(report):
         print(line, file=out)

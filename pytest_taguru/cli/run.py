@@ -12,6 +12,7 @@ import textwrap
 from typing import Any
 
 from pytest_taguru.cli.arguments import HELP_FLAGS, PROG, ArgumentError, HelpRequested
+from pytest_taguru.cli.authoring import AUTHORING_SYNOPSES
 from pytest_taguru.cli.compare import COMPARE_SYNOPSIS
 from pytest_taguru.cli.report import REPORT_SYNOPSIS
 from pytest_taguru.errors import UsageError
@@ -66,11 +67,13 @@ def _flag_lines() -> str:
 
 
 _OTHER_MODES = " " * len("usage:")
+_AUTHORING_MODES = "\n".join(f"{_OTHER_MODES} {synopsis}" for synopsis in AUTHORING_SYNOPSES)
 USAGE = f"""\
 {_run_synopsis()}
 {_OTHER_MODES} {COMPARE_SYNOPSIS}
 {_OTHER_MODES} {PROG} gate ...            (see '{PROG} gate --help')
 {_OTHER_MODES} {REPORT_SYNOPSIS}
+{_AUTHORING_MODES}
 
 Run mode evaluates every case of an eval.jsonl against a taguru server and writes
 evaluation.json, exactly as 'taguru evaluate' does; it runs pytest with the taguru plugin

@@ -45,6 +45,17 @@ class ThresholdsParseError(SerdeError):
     """The file is not a well-formed thresholds document (serde's parse-time refusals)."""
 
 
+_SHAPES = {
+    "ThresholdsFile": 'a thresholds object ({"taguru_evaluate_thresholds": 1, …})',
+    "CasesThresholds": 'a cases object ({"default": {…}, "overrides": {…}}, both optional)',
+    "Bound": 'a bound ({"min": …, "max": …}, either or both, e.g. {"min": 0.8})',
+}
+"""The file's own words for its three fixed shapes, where serde names its Rust structs
+(``expected struct Bound``): the parse message is ours to word (A.3 step 2)."""
+_BOUND_MAP = "an object of metric name → bound"
+_OVERRIDE_MAP = "an object of case_id → (metric name → bound)"
+
+
 def _invalid(value: Any, expected: str, where: str) -> ThresholdsParseError:
     return ThresholdsParseError(f"{invalid_type(value, expected)} {where}")
 
@@ -82,12 +93,13 @@ def _struct(
         try:
             items = fields_from_array(value, list(readers), struct=struct, required=required)
         except SerdeError as error:
-            raise ThresholdsParseError(f"{error} {_where(path)}") from None
+            worded = str(error).replace(f"struct {struct}", _SHAPES[struct])
+            raise ThresholdsParseError(f"{worded} {_where(path)}") from None
         pairs = list(items.items())
     elif isinstance(value, JsonObject):
         pairs = value.pairs
     else:
-        raise _invalid(value, f"struct {struct}", _where(path))
+        raise _invalid(value, _SHAPES[struct], _where(path))
     found: dict[str, Any] = {}
     for key, item in pairs:
         if key not in readers:
@@ -103,11 +115,11 @@ def _struct(
     return found
 
 
-def _map(value: Any, path: str) -> Iterator[tuple[str, Any]]:
+def _map(value: Any, path: str, what: str = _BOUND_MAP) -> Iterator[tuple[str, Any]]:
     """A name-keyed map's entries in document order; a repeated name is later overwritten
     (last one wins), though every value is still read."""
     if not isinstance(value, JsonObject):
-        raise _invalid(value, "a map", _where(path))
+        raise _invalid(value, what, _where(path))
     return iter(value.pairs)
 
 
@@ -128,7 +140,8 @@ def _bounds(value: Any, path: str) -> dict[str, Bound]:
 
 
 def _overrides(value: Any, path: str) -> dict[str, dict[str, Bound]]:
-    return {case_id: _bounds(item, _child(path, case_id)) for case_id, item in _map(value, path)}
+    entries = _map(value, path, _OVERRIDE_MAP)
+    return {case_id: _bounds(item, _child(path, case_id)) for case_id, item in entries}
 
 
 def _cases(value: Any, path: str) -> CaseBounds:

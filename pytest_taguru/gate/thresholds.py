@@ -19,8 +19,10 @@ from pydantic import BaseModel, ConfigDict
 from pytest_taguru.artifact.case import CaseBlock
 from pytest_taguru.artifact.evaluation import Evaluation, to_jsonable
 from pytest_taguru.core.jsontext import WRITE_NULL, format_plain
+from pytest_taguru.core.suggest import BOM, bom_hint
 from pytest_taguru.core.textfile import os_error_text
 from pytest_taguru.errors import UsageError
+from pytest_taguru.gate.advice import case_id_hint, name_hint, ratio_warnings, scoped_bounds
 from pytest_taguru.gate.file import Bound, ThresholdsFile, ThresholdsParseError, parse_thresholds
 from pytest_taguru.score.registry import CASE_SCOPED_METRICS, case_value
 
@@ -41,6 +43,8 @@ class Thresholds:
 
     file: ThresholdsFile
     sha256: str
+    warnings: tuple[str, ...] = ()
+    """Bounds taguru accepts that cannot mean what they say (``gate.advice``), ``<path>: …``."""
 
 
 # --- semantic validation (A.3 step 4) --------------------------------------------------------
@@ -63,12 +67,37 @@ def bound_problem(bound: Bound) -> str | None:
     return None
 
 
-def _scoped_bounds(file: ThresholdsFile) -> Iterator[tuple[str, dict[str, Bound]]]:
-    """Every bound map with its scope label, in the order problems are reported."""
-    yield "aggregate", file.aggregate
-    yield "cases.default", file.cases.default
+def _name_problems(
+    file: ThresholdsFile, metric_names: Collection[str], case_ids: Collection[str]
+) -> list[tuple[str, str]]:
+    """Each unknown name as taguru words it, with our hint, in taguru's order (A.3 step 4)."""
+    found = [
+        (f"aggregate: unknown metric name '{name}'", name_hint(name, sorted(metric_names)))
+        for name in sorted(file.aggregate)
+        if name not in metric_names
+    ]
+    found += [
+        (
+            f"cases.default: unknown (or not case-scoped) metric name '{name}'",
+            name_hint(name, CASE_SCOPED_METRICS),
+        )
+        for name in sorted(file.cases.default)
+        if name not in CASE_SCOPED_METRICS
+    ]
     for case_id in sorted(file.cases.overrides):
-        yield f"cases.overrides.{case_id}", file.cases.overrides[case_id]
+        if case_id not in case_ids:
+            found.append(
+                (f"cases.overrides: unknown case_id '{case_id}'", case_id_hint(case_id, case_ids))
+            )
+        found += [
+            (
+                f"cases.overrides.{case_id}: unknown (or not case-scoped) metric name '{name}'",
+                name_hint(name, CASE_SCOPED_METRICS),
+            )
+            for name in sorted(file.cases.overrides[case_id])
+            if name not in CASE_SCOPED_METRICS
+        ]
+    return found
 
 
 def semantic_problems(
@@ -80,25 +109,8 @@ def semantic_problems(
     default and override names against the ten case-scoped names; override case_ids against
     ``case_ids``), then bound validity for every bound, flagged names included.
     """
-    problems = [
-        f"aggregate: unknown metric name '{name}'"
-        for name in sorted(file.aggregate)
-        if name not in metric_names
-    ]
-    problems += [
-        f"cases.default: unknown (or not case-scoped) metric name '{name}'"
-        for name in sorted(file.cases.default)
-        if name not in CASE_SCOPED_METRICS
-    ]
-    for case_id in sorted(file.cases.overrides):
-        if case_id not in case_ids:
-            problems.append(f"cases.overrides: unknown case_id '{case_id}'")
-        problems += [
-            f"cases.overrides.{case_id}: unknown (or not case-scoped) metric name '{name}'"
-            for name in sorted(file.cases.overrides[case_id])
-            if name not in CASE_SCOPED_METRICS
-        ]
-    for scope, bounds in _scoped_bounds(file):
+    problems = [problem for problem, _ in _name_problems(file, metric_names, case_ids)]
+    for scope, bounds in scoped_bounds(file):
         for name in sorted(bounds):
             problem = bound_problem(bounds[name])
             if problem is not None:
@@ -117,7 +129,10 @@ def check_thresholds(
     try:
         file = parse_thresholds(raw)
     except ThresholdsParseError as error:
-        raise UsageError(f"{path}: {error}") from error
+        refusal = UsageError(f"{path}: {error}")
+        if raw.startswith(BOM.encode()):
+            refusal.hints.append(bom_hint(path))
+        raise refusal from error
     if file.taguru_evaluate_thresholds != THRESHOLDS_VERSION:
         raise UsageError(
             f"{path}: taguru_evaluate_thresholds must be {THRESHOLDS_VERSION}, "
@@ -125,8 +140,13 @@ def check_thresholds(
         )
     problems = semantic_problems(file, metric_names=metric_names, case_ids=case_ids)
     if problems:
-        raise UsageError(f"{path}: " + "; ".join(problems))
-    return Thresholds(file=file, sha256=hashlib.sha256(raw).hexdigest())
+        refusal = UsageError(f"{path}: " + "; ".join(problems))
+        refusal.hints = [
+            f"{path}: {hint}" for _, hint in _name_problems(file, metric_names, case_ids)
+        ]
+        raise refusal
+    warnings = tuple(f"{path}: {line}" for line in ratio_warnings(file))
+    return Thresholds(file=file, sha256=hashlib.sha256(raw).hexdigest(), warnings=warnings)
 
 
 def read_input(path: str) -> bytes:

@@ -57,6 +57,11 @@ def error_line(error: TaguruError) -> str:
     return f"taguru: evaluate: {error.message}"
 
 
+def error_lines(error: TaguruError) -> list[str]:
+    """The error's own line, then its hints (``taguru: evaluate: hint: …``)."""
+    return [error_line(error), *(f"taguru: evaluate: hint: {hint}" for hint in error.hints)]
+
+
 @dataclass(frozen=True)
 class Outcome:
     """What the finish produced: the artifact, the gate verdict and the lines to print."""
@@ -67,10 +72,10 @@ class Outcome:
     annotations: list[str]
 
 
-def start_embedded_server(settings: Settings) -> "ReferenceServer":
-    """Start the reference server loaded with ``--taguru-serve``'s import file (exit 2 on a
-    missing ``server`` extra or a malformed import file)."""
-    assert settings.serve_import is not None
+def start_embedded_server(import_file: str, token: str | None) -> "ReferenceServer":
+    """Start the reference server loaded with ``import_file`` (``--taguru-serve``; exit 2 on a
+    missing ``server`` extra or a malformed import file). Its ``import_notes`` say what the
+    import dropped."""
     try:
         from pytest_taguru.server.runner import ImportFileError, ReferenceServer
     except ImportError as error:
@@ -79,9 +84,7 @@ def start_embedded_server(settings: Settings) -> "ReferenceServer":
             f"pip install 'pytest-taguru[server]' ({error})"
         ) from error
     try:
-        server = ReferenceServer.from_import_files(
-            [settings.serve_import], token=settings.token_value
-        )
+        server = ReferenceServer.from_import_files([import_file], token=token)
     except ImportFileError as error:
         raise UsageError(str(error)) from error
     server.start()
@@ -126,7 +129,11 @@ class RunController:
         for line in self.startup_lines:
             print(line, file=self.stderr)
         if self.settings.serve_import is not None:
-            self.server = start_embedded_server(self.settings)
+            self.server = start_embedded_server(
+                self.settings.serve_import, self.settings.token_value
+            )
+            for note in self.server.import_notes:
+                print(f"taguru: evaluate: warning: {note}", file=self.stderr)
             self.settings = self.settings.with_base_url(self.server.url)
         print(f"evaluate → {self.settings.masked_url}", file=self.stderr)
         client = self._client()
@@ -289,7 +296,8 @@ class RunController:
 
     def fail(self, error: TaguruError) -> int:
         """Print an error that ends the run; remember and return its exit status."""
-        print(error_line(error), file=self.stderr)
+        for line in error_lines(error):
+            print(line, file=self.stderr)
         self.error_status = error.exit_code
         return error.exit_code
 

@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 from pytest_taguru.core.jsontext import format_plain_f32, to_f32
 from pytest_taguru.core.limits import U8, U32, U64
 from pytest_taguru.core.serde import SerdeError, int_to_f32, read_json
+from pytest_taguru.core.suggest import BOM, bom_hint
 from pytest_taguru.core.text import trim
 from pytest_taguru.core.textfile import UnreadableFile, read_utf8, split_lines
 from pytest_taguru.errors import UsageError
@@ -181,7 +182,10 @@ def load_eval_set(path: str) -> EvalSet:
             else:
                 cases.append(_read_case(value, number, case_ids))
         except _LineError as error:
-            raise UsageError(f"{path}: line {number}: {error}") from None
+            refusal = UsageError(f"{path}: line {number}: {error}")
+            if raw_line.startswith(BOM):  # taguru keeps the mark, so line 1 is not JSON
+                refusal.hints.append(bom_hint(path))
+            raise refusal from None
     if header is None:
         raise UsageError(f"{path}: empty file: expected a taguru_eval header line")
     if not cases:
@@ -309,12 +313,16 @@ def _field_type(model: type[BaseModel], name: str) -> Any:
     return Annotated[(field.annotation, *field.metadata)] if field.metadata else field.annotation
 
 
+NULL_IS_ABSENT: dict[type[BaseModel], tuple[str, ...]] = {
+    EvalCase: ("expected_labels", "expected_associations", "expected_citations"),
+    CaseOptions: ("tags", "since", "until"),
+}
+"""The extension fields (§2.5), decoded one by one, where ``null`` reads as the key absent
+(``options.floor`` too: its own decoder below). The JSON Schemas derive their nulls from it."""
+
 _ADAPTERS: dict[tuple[type[BaseModel], str], TypeAdapter[Any]] = {
     (model, name): TypeAdapter(_field_type(model, name), config=ConfigDict(strict=True))
-    for model, names in (
-        (EvalCase, ("expected_labels", "expected_associations", "expected_citations")),
-        (CaseOptions, ("tags", "since", "until")),
-    )
+    for model, names in NULL_IS_ABSENT.items()
     for name in names
 }
 

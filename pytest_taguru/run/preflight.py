@@ -15,6 +15,7 @@ from pydantic import ValidationError
 
 from pytest_taguru.core.limits import U64_MAX
 from pytest_taguru.core.serde import SerdeError, read_json
+from pytest_taguru.core.suggest import did_you_mean
 from pytest_taguru.core.text import trim
 from pytest_taguru.core.wire import ContextEntry, Revision
 from pytest_taguru.errors import RunError, UsageError
@@ -211,6 +212,22 @@ def missing_source_lines(eval_set: EvalSet, context: str, sources: frozenset[str
     ]
 
 
+def missing_source_hints(eval_set: EvalSet, sources: frozenset[str]) -> list[str]:
+    """For each line of :func:`missing_source_lines`: where it is written, and the closest
+    source the context does carry (pytest-taguru's addition to taguru's message)."""
+    hints = []
+    for case in eval_set.cases:
+        for index, expected in enumerate(case.expected_sources):
+            if expected.source in sources:
+                continue
+            suggestion = did_you_mean(expected.source, sources) or "no stored source is close"
+            hints.append(
+                f"{eval_set.path}:{case.line}: case '{case.case_id}': "
+                f"expected_sources[{index}].source '{expected.source}' — {suggestion}"
+            )
+    return hints
+
+
 def _print_all_but_last(lines: Sequence[str], stderr: TextIO) -> str:
     for line in lines[:-1]:
         print(f"{_PREFIX}{line}", file=stderr)
@@ -257,5 +274,7 @@ def run_preflight(
     sources = list_sources(client, context)
     missing = missing_source_lines(eval_set, context, sources)
     if missing:
-        raise UsageError(_print_all_but_last(missing, stderr))
+        refusal = UsageError(_print_all_but_last(missing, stderr))
+        refusal.hints = missing_source_hints(eval_set, sources)
+        raise refusal
     return PreflightFacts(facts, embeddings_read, provider_model, sources)

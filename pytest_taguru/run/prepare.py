@@ -60,6 +60,8 @@ def prepare_run(raw: RawOptions, environ: Mapping[str, str] | None = None) -> Pr
     except UsageError as error:
         error.preceding = [*warnings, *error.preceding]
         raise
+    if thresholds is not None:
+        warnings += [f"taguru: evaluate: warning: {warning}" for warning in thresholds.warnings]
     return PreparedRun(
         settings, eval_set, thresholds, startup_lines=(*warnings, *settings.config_notes)
     )

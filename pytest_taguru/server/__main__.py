@@ -3,9 +3,9 @@
 Binds ``TAGURU_ADDR`` (default ``127.0.0.1:8248``; port 0 picks a free port), enables bearer
 auth from ``TAGURU_API_TOKEN``/``TAGURU_API_TOKENS``, caps bodies at ``TAGURU_MAX_BODY_BYTES``
 (default 8 MiB), compacts like taguru (``TAGURU_AUTO_COMPACT``, ``TAGURU_FLUSH_SECS``,
-``TAGURU_AUTO_COMPACT_RATIO``), loads every ``--import`` file in order, then prints
-``listening on HOST:PORT`` (flushed). A bad import file, address or setting is reported on
-stderr with exit status 2 and nothing is served.
+``TAGURU_AUTO_COMPACT_RATIO``), loads every ``--import`` file in order (``warning:`` lines on
+stderr say what they dropped), then prints ``listening on HOST:PORT`` (flushed). A bad import
+file, address or setting is reported on stderr with exit status 2 and nothing is served.
 """
 
 import argparse
@@ -80,10 +80,12 @@ def main(argv: list[str] | None = None) -> int:
         return USAGE_ERROR
     store = Store()
     try:
-        load_import_files(store, args.imports)
+        notes = load_import_files(store, args.imports)
     except ImportFileError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return USAGE_ERROR
+    for note in notes:  # what the files lost (markers past a passage's end, …)
+        print(f"warning: {note}", file=sys.stderr)
     config = uvicorn.Config(
         create_app(store, tokens_from_environment(), body_cap),
         host=host,

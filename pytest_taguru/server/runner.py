@@ -9,10 +9,13 @@ unless ``compaction=CompactionSettings(interval=None)`` is passed. The access lo
 request lines would carry context names, and the log must never carry corpus text or tokens.
 """
 
+import json
+import os
+import re
 import socket
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from os import PathLike
 from types import TracebackType
 from typing import Self
@@ -21,9 +24,11 @@ import uvicorn
 
 from pytest_taguru.core.text import trim
 from pytest_taguru.server.compaction import CompactionSettings, Compactor
+from pytest_taguru.server.errors import ApiError
 from pytest_taguru.server.http.app import create_app
 from pytest_taguru.server.http.transport import DEFAULT_BODY_CAP
-from pytest_taguru.server.ingest.importer import apply_import, parse_import
+from pytest_taguru.server.ingest.feedback import import_notes
+from pytest_taguru.server.ingest.importer import ImportBatch, apply_import, parse_import
 from pytest_taguru.server.store import Store
 
 START_TIMEOUT = 30.0
@@ -33,19 +38,44 @@ class ImportFileError(Exception):
     """A start-up import file that cannot be read or applied; names the file (and line)."""
 
 
-def load_import_files(store: Store, paths: Iterable[str | PathLike[str]]) -> None:
-    """Apply each NDJSON import file to ``store`` in order; refusals name the file."""
-    from pytest_taguru.server.errors import ApiError
+_BATCH_PATH = re.compile(r"^batches\[(\d+)\]")
 
+
+def _refusal_text(error: ApiError, batches: Sequence[ImportBatch]) -> str:
+    """The server's refusal, with what to do about a context that does not exist yet."""
+    found = _BATCH_PATH.match(error.issues[0].path) if error.issues else None
+    if error.code != "no_context" or found is None:
+        return error.message
+    batch = batches[int(found.group(1))]
+    header = json.dumps(
+        {"taguru_batch": 1, "context": batch.context, "source": batch.source, "create": {}},
+        ensure_ascii=False,
+    )
+    return (
+        f"line {batch.line}: {error.message} — a batch naming a context that does not exist "
+        f'yet needs "create" in its header, e.g. {header}'
+    )
+
+
+def load_import_files(store: Store, paths: Iterable[str | PathLike[str]]) -> list[str]:
+    """Apply each NDJSON import file to ``store`` in order; refusals name the file.
+
+    Returns what the import dropped (``ingest.feedback``), for the caller to show.
+    """
+    notes: list[str] = []
     for path in paths:
+        batches: list[ImportBatch] = []
         try:
             with open(path, "rb") as handle:
                 raw = handle.read()
-            apply_import(store, parse_import(raw))
+            batches = parse_import(raw)
+            apply_import(store, batches)
         except OSError as exc:
             raise ImportFileError(f"{path}: cannot read the import file: {exc.strerror}") from exc
         except ApiError as exc:
-            raise ImportFileError(f"{path}: {exc.message}") from exc
+            raise ImportFileError(f"{path}: {_refusal_text(exc, batches)}") from exc
+        notes += import_notes(os.fspath(path), batches)
+    return notes
 
 
 class ReferenceServer:
@@ -79,6 +109,8 @@ class ReferenceServer:
         )
         self._server = uvicorn.Server(config)
         self._thread: threading.Thread | None = None
+        self.import_notes: list[str] = []
+        """What the start-up import files dropped (``from_import_files``), for the caller."""
         bound_host, bound_port = self._socket.getsockname()[:2]
         self.host: str = bound_host
         self.port: int = bound_port
@@ -94,8 +126,10 @@ class ReferenceServer:
     ) -> "ReferenceServer":
         """A server whose store is populated from taguru NDJSON import files, in order."""
         store = Store()
-        load_import_files(store, paths)
-        return cls(store, token=token, host=host, port=port)
+        notes = load_import_files(store, paths)
+        server = cls(store, token=token, host=host, port=port)
+        server.import_notes = notes
+        return server
 
     @property
     def address(self) -> str:

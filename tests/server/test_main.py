@@ -88,3 +88,41 @@ def test_parse_addr() -> None:
     for bad in ("8248", "host:", ":80", "h:99999"):
         with pytest.raises(ValueError):
             parse_addr(bad)
+
+
+def test_what_the_import_dropped_is_said_before_serving(tmp_path: Path) -> None:
+    lossy = tmp_path / "lossy.ndjson"
+    records = [*IMPORT[:2], {"paragraph": 3, "section": "Late"}, {**IMPORT[2], "paragraph": 5}]
+    lossy.write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in records), "utf-8")
+    process = launch(["--import", str(lossy)], {"TAGURU_ADDR": "127.0.0.1:0"})
+    try:
+        assert process.stdout is not None and process.stderr is not None
+        assert process.stdout.readline().startswith("listening on 127.0.0.1:")
+        process.send_signal(signal.SIGTERM)
+        _, stderr = process.communicate(timeout=30)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    lines = stderr.splitlines()
+    assert lines[:3] == [
+        f"warning: {lossy}: the import dropped 1 section marker, 1 association paragraph "
+        "(taguru drops and counts them the same way)",
+        f"warning: {lossy}:3: section marker for paragraph 3 dropped: source 'doc.md' has "
+        "1 paragraph (0-0)",
+        f"warning: {lossy}:4: association paragraph for paragraph 5 stored as null: source "
+        "'doc.md' has 1 paragraph (0-0)",
+    ]
+
+
+def test_a_context_without_create_exits_2_saying_what_to_add(tmp_path: Path) -> None:
+    bare = tmp_path / "bare.ndjson"
+    header = {"taguru_batch": 1, "context": "bikes", "source": "doc.md"}
+    bare.write_text(json.dumps(header) + '\n{"passage": "x"}\n', "utf-8")
+    process = launch(["--import", str(bare)], {"TAGURU_ADDR": "127.0.0.1:0"})
+    _, stderr = process.communicate(timeout=30)
+    assert process.returncode == 2
+    assert stderr.strip() == (
+        f"error: {bare}: line 1: context 'bikes' not found — a batch naming a context that "
+        'does not exist yet needs "create" in its header, e.g. {"taguru_batch": 1, "context": '
+        '"bikes", "source": "doc.md", "create": {}}'
+    )

@@ -113,22 +113,20 @@ def build_passage(submission: PassageSubmission, now: int) -> StoredPassage:
     paragraphs = tuple(split_paragraphs(submission.text))
     count = len(paragraphs)
     questions: dict[int, list[str]] = {}
-    questions_dropped = 0
     for paragraph, question in submission.questions:
         if paragraph < count:
             questions.setdefault(paragraph, []).append(question)
-        else:
-            questions_dropped += 1
-    sections, sections_dropped = _last_marker_per_paragraph(submission.sections, count)
-    locators, locators_dropped = _last_marker_per_paragraph(submission.locators, count)
+    questions_dropped = len(dropped_markers(submission.questions, count, one_per_paragraph=False))
+    sections = _last_marker_per_paragraph(submission.sections, count)
+    locators = _last_marker_per_paragraph(submission.locators, count)
     starts = tuple(sorted(sections))
     counts = MarkerCounts(
         questions_stored=len(submission.questions) - questions_dropped,
         questions_dropped=questions_dropped,
         sections_stored=len(sections),
-        sections_dropped=sections_dropped,
+        sections_dropped=len(dropped_markers(submission.sections, count)),
         locators_stored=len(locators),
-        locators_dropped=locators_dropped,
+        locators_dropped=len(dropped_markers(submission.locators, count)),
     )
     return StoredPassage(
         text=submission.text,
@@ -146,10 +144,20 @@ def build_passage(submission: PassageSubmission, now: int) -> StoredPassage:
 
 def _last_marker_per_paragraph(
     markers: Sequence[tuple[int, T]], paragraph_count: int
-) -> tuple[dict[int, T], int]:
-    """Keep in-range markers, the last one per paragraph; count every other one as dropped."""
-    kept: dict[int, T] = {}
-    for paragraph, marker in markers:
-        if paragraph < paragraph_count:
-            kept[paragraph] = marker
-    return kept, len(markers) - len(kept)
+) -> dict[int, T]:
+    """The in-range markers, the last one per paragraph."""
+    return {paragraph: marker for paragraph, marker in markers if paragraph < paragraph_count}
+
+
+def dropped_markers(
+    markers: Sequence[tuple[int, object]], paragraph_count: int, *, one_per_paragraph: bool = True
+) -> list[int]:
+    """Positions of the markers a store drops and counts: those naming a paragraph past the
+    text and, for sections and locators (``one_per_paragraph``), those a later marker on the
+    same paragraph replaces. (Questions accumulate, up to eight a paragraph.)"""
+    last = {paragraph: position for position, (paragraph, _) in enumerate(markers)}
+    return [
+        position
+        for position, (paragraph, _) in enumerate(markers)
+        if paragraph >= paragraph_count or (one_per_paragraph and last[paragraph] != position)
+    ]

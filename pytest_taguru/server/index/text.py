@@ -38,14 +38,19 @@ _PIECE_START = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 
 
 def split_paragraphs(text: str) -> list[str]:
-    """Split ``text`` into paragraphs, each a slice of the original text (§3.6).
+    """Split ``text`` into paragraphs, each a slice of the original text (§3.6)."""
+    return [text[start:end] for start, end in paragraph_spans(text)]
 
-    Lines end at ``\\n`` only; a line's content drops its ``\\n`` and then one ``\\r``. A line is
+
+def paragraph_spans(text: str) -> list[tuple[int, int]]:
+    """Where each paragraph of ``text`` lies: ``(start, end)`` offsets, in order (§3.6).
+
+    Lines end at ``\n`` only; a line's content drops its ``\n`` and then one ``\r``. A line is
     blank when its content is empty or only Unicode ``White_Space`` (U+001C–U+001F are not).
     Maximal runs of non-blank lines are paragraphs, from the first character of the first line to
     the end of the last line's content; interior line breaks stay, nothing is trimmed.
     """
-    paragraphs: list[str] = []
+    spans: list[tuple[int, int]] = []
     start = -1  # offset where the open paragraph begins, -1 when none is open
     end = 0  # end of the content of the open paragraph's last line
     position = 0
@@ -59,14 +64,14 @@ def split_paragraphs(text: str) -> list[str]:
                 start = position
             end = content_end
         elif start >= 0:
-            paragraphs.append(text[start:end])
+            spans.append((start, end))
             start = -1
         if newline < 0:
             break
         position = newline + 1
     if start >= 0:
-        paragraphs.append(text[start:end])
-    return paragraphs
+        spans.append((start, end))
+    return spans
 
 
 def _main_stream(normalized: str, terms: list[Term]) -> None:

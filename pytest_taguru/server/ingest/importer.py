@@ -56,6 +56,11 @@ class ImportBatch:
     aliases: dict[Namespace, dict[str, str]] = field(
         default_factory=lambda: {Namespace.CONCEPT: {}, Namespace.LABEL: {}}
     )
+    marker_lines: dict[str, list[int]] = field(
+        default_factory=lambda: {"question": [], "section": [], "locator": [], "association": []}
+    )
+    """The stream line of each entry of ``questions``, ``sections``, ``locators`` and
+    ``associations``, position for position (for the import feedback)."""
 
     @property
     def context(self) -> str:
@@ -147,12 +152,16 @@ def _add_line(batch: ImportBatch, line: Any, number: int) -> None:
                     f"{MAX_QUESTIONS_PER_PARAGRAPH} questions"
                 )
             batch.questions.append(pair)
+            batch.marker_lines["question"].append(number)
     elif isinstance(line, SectionLine):
         batch.sections.append((line.paragraph, line.section))
+        batch.marker_lines["section"].append(number)
     elif isinstance(line, LocatorLine):
         batch.locators.append((line.paragraph, Locator(line.locator.kind, line.locator.value)))
+        batch.marker_lines["locator"].append(number)
     elif isinstance(line, AssociationLine):
         batch.associations.append(line)
+        batch.marker_lines["association"].append(number)
     elif isinstance(line, AliasLine):
         namespace = Namespace(line.kind)
         if line.alias in batch.aliases[namespace]:

@@ -20,14 +20,14 @@ HINT = " — try 'taguru-evaluate --help'"
         (
             ["-x"],
             "unknown subcommand '-x' — the default mode is selected by a leading flag, "
-            "e.g. 'taguru-evaluate --eval FILE --context NAME', or use the 'compare', "
-            "'gate' or 'report' subcommand",
+            "e.g. 'taguru-evaluate --eval FILE --context NAME', or use a subcommand: "
+            "'compare', 'gate', 'report', 'init', 'import-dir', 'check', 'schema'",
         ),
         (
             ["evaluate"],
             "unknown subcommand 'evaluate' — the default mode is selected by a "
-            "leading flag, e.g. 'taguru-evaluate --eval FILE --context NAME', or use "
-            "the 'compare', 'gate' or 'report' subcommand",
+            "leading flag, e.g. 'taguru-evaluate --eval FILE --context NAME', or use a "
+            "subcommand: 'compare', 'gate', 'report', 'init', 'import-dir', 'check', 'schema'",
         ),
         (["--eval", "e", "x"], "evaluate takes no positional arguments"),
     ],

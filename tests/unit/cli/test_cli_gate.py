@@ -67,7 +67,10 @@ def test_overrides_are_checked_against_the_artifact_cases(tmp_path: Path) -> Non
     )
     code, out, err = gate(golden("a2_evaluation.json"), "--thresholds", str(thresholds))
     assert (code, out) == (2, "")
-    assert err == f"taguru-evaluate: gate: {thresholds}: cases.overrides: unknown case_id 'nope'\n"
+    assert err.splitlines() == [
+        f"taguru-evaluate: gate: {thresholds}: cases.overrides: unknown case_id 'nope'",
+        f"taguru-evaluate: gate: hint: {thresholds}: 'nope' is not one of the run's case_ids",
+    ]
 
 
 def test_every_problem_of_a_bad_file_is_reported_before_anything_else() -> None:

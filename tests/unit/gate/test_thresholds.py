@@ -285,7 +285,7 @@ def test_parse_error_names_the_field_and_the_expected_keys() -> None:
         "`aggregate`, `cases`, `allow_unstable_corpus` at the top level"
     )
     assert refusal('{"taguru_evaluate_thresholds":1,"cases":{"default":null}}') == (
-        "t.json: invalid type: null, expected a map at cases.default"
+        "t.json: invalid type: null, expected an object of metric name → bound at cases.default"
     )
 
 
@@ -532,14 +532,33 @@ def test_parser_refuses_with_its_own_error_only(document: dict[str, Any]) -> Non
             "{" + STAMP + ',"cases":{"defaults":{}}}',
             "unknown field `defaults`, expected `default` or `overrides` at cases",
         ),
-        # The reference's struct names.
-        ("null", "invalid type: null, expected struct ThresholdsFile at the top level"),
+        # The file's own words where serde names its Rust structs (ours to word).
+        (
+            "null",
+            'invalid type: null, expected a thresholds object ({"taguru_evaluate_thresholds": '
+            "1, …}) at the top level",
+        ),
         (
             "{" + STAMP + ',"cases":7}',
-            "invalid type: integer `7`, expected struct CasesThresholds at cases",
+            'invalid type: integer `7`, expected a cases object ({"default": {…}, "overrides": '
+            "{…}}, both optional) at cases",
+        ),
+        (
+            "{" + STAMP + ',"aggregate":{"recall.mrr":0.9}}',
+            'invalid type: floating point `0.9`, expected a bound ({"min": …, "max": …}, either '
+            'or both, e.g. {"min": 0.8}) at aggregate.recall.mrr',
+        ),
+        (
+            "{" + STAMP + ',"cases":{"overrides":[]}}',
+            "invalid type: sequence, expected an object of case_id → (metric name → bound) at "
+            "cases.overrides",
         ),
         # A positional array too short for the one field without a default.
-        ("[]", "invalid length 0, expected struct ThresholdsFile with 4 elements at the top level"),
+        (
+            "[]",
+            'invalid length 0, expected a thresholds object ({"taguru_evaluate_thresholds": 1, '
+            "…}) with 4 elements at the top level",
+        ),
     ],
 )
 def test_parse_errors_use_serdes_words(text: str, message: str) -> None:

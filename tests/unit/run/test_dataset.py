@@ -727,3 +727,14 @@ def test_to_f32_overflows_to_infinity() -> None:
 )
 def test_int_to_f32(value: int, expected: float) -> None:
     assert int_to_f32(value) == expected
+
+
+def test_a_bom_keeps_taguru_refusal_and_adds_a_hint(tmp_path: Path) -> None:
+    path = write(tmp_path, "\ufeff" + SPEC_EXAMPLE)
+    with pytest.raises(UsageError) as raised:
+        load_eval_set(path)
+    assert raised.value.message.startswith(f"{path}: line 1: not JSON: ")
+    assert raised.value.hints == [
+        f"{path} starts with a UTF-8 byte-order mark (BOM), which taguru does not accept: "
+        "save it as UTF-8 without a BOM"
+    ]

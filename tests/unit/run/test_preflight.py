@@ -374,3 +374,16 @@ def test_reread_decode_failure_is_a_run_error() -> None:
     with pytest.raises(RunError) as caught:
         reread_context(script.client(), "sake")
     assert caught.value.message.startswith("sake: unreadable context entry after the run: ")
+
+
+def test_missing_expected_sources_get_a_line_and_a_suggestion_as_hints() -> None:
+    cases = eval_set([{"source": "corpus/brewery.md"}, {"source": "brewery.md"}], [{"source": "x"}])
+    with pytest.raises(UsageError) as caught:
+        run_preflight(
+            through_sources(Script()).client(), FakeSettings(), cases, stderr=io.StringIO()
+        )
+    assert caught.value.hints == [
+        "eval.jsonl:0: case 'c1': expected_sources[1].source 'brewery.md' — did you mean "
+        "'corpus/brewery.md'?",
+        "eval.jsonl:0: case 'c2': expected_sources[0].source 'x' — no stored source is close",
+    ]

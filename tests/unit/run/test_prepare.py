@@ -188,3 +188,17 @@ def test_a_prepared_run_carries_its_start_up_lines_in_order(files: Path) -> None
         FILTER_LINE,
         "taguru: config: TAGURU_ADRR is not a variable taguru reads (typo?)",
     )
+
+
+def test_a_ratio_bound_outside_0_1_is_a_start_up_warning(files: Path) -> None:
+    Path("pct.json").write_text(
+        '{"taguru_evaluate_thresholds":1,"aggregate":{"recall.mrr":{"min":80}}}', encoding="utf-8"
+    )
+    raw = RawOptions(eval_path="eval.jsonl", thresholds="pct.json", url="http://h")
+
+    prepared = prepare_run(raw, {})
+
+    assert prepared.startup_lines == (
+        "taguru: evaluate: warning: pct.json: aggregate: 'recall.mrr': min 80 is outside 0..1, "
+        "the range of a ratio: it can never hold (a percentage? write 0.8)",
+    )
