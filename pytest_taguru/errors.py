@@ -18,6 +18,9 @@ class TaguruError(Exception):
         self.preceding: list[str] = []
         """Complete stderr lines due before this error's own line: start-up warnings and
         config-file notes produced before the failing step, so that an error loses nothing."""
+        self.hints: list[str] = []
+        """What to type instead (``did you mean …``), printed after the error's own line with
+        the same prefix; the message itself stays taguru's."""
 
 
 class UsageError(TaguruError):
@@ -38,3 +41,7 @@ class RunError(TaguruError):
     """The run could not complete (health, context entry, sources walk, artifact write): exit 1."""
 
     exit_code: ClassVar[int] = 1
+
+
+class UnreachableError(RunError):
+    """``GET /health`` failed: the server address may be mistyped (see ``hints``)."""

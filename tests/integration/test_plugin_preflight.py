@@ -31,7 +31,7 @@ def test_every_missing_expected_source_is_listed_then_exit_2(
         '"source":"docs/beta.md","paragraphs":[1]', '"source":"docs/gone.md","relevance":0'
     )
     (suite.path / "eval.jsonl").write_text(broken, encoding="utf-8")
-    result = suite.run(*dist)
+    result = suite.run(*dist, isolated=True)
 
     assert result.ret == 2
     result.stderr.fnmatch_lines(
@@ -47,7 +47,7 @@ def test_every_missing_expected_source_is_listed_then_exit_2(
 
 
 def test_an_unknown_context_exits_2(suite: Suite, previous_artifact: str) -> None:
-    result = suite.run("--taguru-context", "nope")
+    result = suite.run("--taguru-context", "nope", isolated=True)
 
     assert result.ret == 2
     result.stderr.fnmatch_lines(["evaluate → http://127.0.0.1:*", "taguru: evaluate: *nope*"])
@@ -57,7 +57,7 @@ def test_an_unknown_context_exits_2(suite: Suite, previous_artifact: str) -> Non
 def test_an_unreachable_server_exits_1(
     suite: Suite, previous_artifact: str, listener: CountingListener
 ) -> None:
-    result = suite.run("--taguru-url", listener.url, serve=False)
+    result = suite.run("--taguru-url", listener.url, serve=False, isolated=True)
 
     assert result.ret == 1
     result.stderr.fnmatch_lines([f"taguru: evaluate: server at {listener.url} is not reachable: *"])
@@ -77,17 +77,40 @@ def test_a_failed_reread_after_the_run_exits_1(suite: Suite, previous_artifact: 
     assert_untouched(suite)
 
 
-def test_an_unwritable_artifact_exits_1(suite: Suite) -> None:
-    result = suite.run("--taguru-out", "missing-dir/evaluation.json")
+def test_an_unwritable_artifact_exits_1_before_any_case_or_request(
+    suite: Suite, listener: CountingListener, dist: tuple[str, ...]
+) -> None:
+    args = ("--taguru-out", "missing-dir/evaluation.json", "--taguru-url", listener.url)
+    result = suite.run(*args, *dist, serve=False, isolated=True)
 
     assert result.ret == 1
-    result.stderr.fnmatch_lines(
-        [
-            "taguru: evaluate: writing missing-dir/evaluation.json: "
-            "No such file or directory (os error 2)"
-        ]
+    assert result.stderr.lines == [
+        "taguru: evaluate: writing missing-dir/evaluation.json: "
+        "No such file or directory (os error 2)"
+    ]
+    assert result.stdout.str() == ""  # no session: nothing collected, nothing run
+    assert listener.connections == 0
+
+
+def test_an_artifact_path_that_is_a_directory_exits_1(suite: Suite) -> None:
+    (suite.path / "taken").mkdir()
+    result = suite.run("--taguru-out", "taken", isolated=True)
+
+    assert result.ret == 1
+    result.stderr.fnmatch_lines(["taguru: evaluate: writing taken: Is a directory (os error 21)"])
+
+
+def test_a_failed_reread_fails_the_gate_result_too(suite: Suite, previous_artifact: str) -> None:
+    suite.pytester.makeconftest(STOP_SERVER_CONFTEST)
+    thresholds = suite.write_thresholds({"taguru_evaluate_thresholds": 1})
+    result = suite.run("--taguru-thresholds", thresholds, "--junitxml=junit.xml")
+
+    assert result.ret == 1
+    result.assert_outcomes(passed=4, failed=1)
+    result.stdout.fnmatch_lines(
+        ["FAILED eval.jsonl::[[]thresholds] - not judged: mini: could not re-read the context*"]
     )
-    assert "wrote" not in result.stdout.str()
+    assert_untouched(suite)
 
 
 @pytest.mark.parametrize(
