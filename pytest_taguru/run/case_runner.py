@@ -12,10 +12,12 @@ import pytest
 from pytest_taguru.artifact.case import CaseBlock, dump_case_block
 from pytest_taguru.gate.results import first_of, violation_line
 from pytest_taguru.gate.thresholds import Thresholds, case_violations
-from pytest_taguru.report.drilldown import render_drilldown
-from pytest_taguru.run.client import TaguruClient
+from pytest_taguru.report.drilldown import DrilldownFacts, render_drilldown
+from pytest_taguru.report.reproduce import ServerTarget, missed_sources
+from pytest_taguru.run.client import CallFailed, TaguruClient
 from pytest_taguru.run.dataset import EvalCase, EvalSet
 from pytest_taguru.run.lanes.assembly import RunShape, run_case_lanes
+from pytest_taguru.run.lanes.request_bodies import citation_body
 from pytest_taguru.run.settings import Settings
 from pytest_taguru.score.case import build_case_block
 from pytest_taguru.score.registry import CASE_SCORES, case_value
@@ -95,9 +97,29 @@ class CaseRunner:
                     violations=violations,
                     context=self.settings.context,
                     eval_path=self.settings.eval_path,
+                    facts=self.drilldown_facts(case, block),
                 ),
                 first_of([violation_line(item.violation) for item in violations]),
             )
+
+    def drilldown_facts(self, case: EvalCase, block: CaseBlock) -> DrilldownFacts:
+        """What the drill-down of a failed case needs beyond its block: where its requests
+        go, and which missed expected paragraphs do not exist at all (one ``citations`` call
+        each, answered ``no_paragraph``; made only for a failed case)."""
+        settings = self.settings
+        absent: set[tuple[str, int]] = set()
+        for entry in missed_sources(case, block):
+            for paragraph in entry.paragraphs:
+                body = citation_body(entry.source, paragraph)
+                try:
+                    self.client.post_json(["contexts", settings.context, "citations"], body)
+                except CallFailed as failure:
+                    if failure.not_found and failure.code == "no_paragraph":
+                        absent.add((entry.source, paragraph))
+        server = ServerTarget(
+            settings.masked_url, settings.serve_import, token=settings.token is not None
+        )
+        return DrilldownFacts(server, frozenset(absent), show_text=settings.show_text)
 
     def close(self) -> None:
         if self._client is not None:

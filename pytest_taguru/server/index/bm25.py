@@ -110,6 +110,17 @@ class LaneHit:
     """1-based position in the lane list."""
 
 
+@dataclass(frozen=True, slots=True)
+class TermEvidence:
+    """One query term against one paragraph (float32 values held in Python floats)."""
+
+    term: Term
+    tf: int
+    df: int
+    idf: float
+    contribution: float
+
+
 class _Postings:
     """One term's postings: slot ids ascending and their shapes."""
 
@@ -279,6 +290,34 @@ class Bm25Index:
         allowed = None if eligible is None else self._eligible_slots(eligible)
         pool = pool_size(limit)
         return self._rank(self._pool_scores(terms, pool, allowed), pool)
+
+    def term_evidence(
+        self, query: str, source: str, paragraph: int
+    ) -> list[TermEvidence] | None:
+        """Per deduplicated query term, what it adds to the score of ``source``'s paragraph
+        (``POST …/sources/search/explain``): ``tf`` in the paragraph, ``df`` slots holding it,
+        its ``idf`` (0 for a term no slot holds) and its contribution (0 when ``tf`` is 0).
+        Summed in this order in float32 they give the paragraph's search score. ``None`` when
+        the index holds no such paragraph."""
+        stored = self._sources.get(source)
+        if stored is None or not 0 <= paragraph < stored.count:
+            return None
+        slot = stored.first + paragraph
+        avgdl = average_length(self._total_length, self._live_slots)
+        norm = length_norm(self._slot_length[slot], avgdl)
+        evidence = []
+        for term in query_terms(query):
+            postings = self._postings.get(term)
+            df = 0 if postings is None else len(postings.slots)
+            term_idf = idf(self._live_slots, df) if df else 0.0
+            tf = 0
+            if postings is not None:
+                position = bisect_left(postings.slots, slot)
+                if position < df and postings.slots[position] == slot:
+                    tf = postings.shapes[position] & _TF_MASK
+            added = contribution(term_idf, tf, norm) if tf else 0.0
+            evidence.append(TermEvidence(term, tf, df, term_idf, added))
+        return evidence
 
     def _pool_scores(
         self, terms: list[Term], pool: int, allowed: bytearray | None
