@@ -15,15 +15,14 @@ NOTICE_AFTER_SECONDS = 3.0
 
 
 @contextmanager
-def waiting_notice(
-    stderr: TextIO, what: str, *, after: float = NOTICE_AFTER_SECONDS
-) -> Iterator[None]:
-    """Run the body; if it is still running after ``after`` seconds, say what it waits for."""
+def waiting_notice(stderr: TextIO, what: str, *, after: float | None = None) -> Iterator[None]:
+    """Run the body; if it is still running after ``after`` seconds (default
+    ``NOTICE_AFTER_SECONDS``, read at each call), say what it waits for."""
+    if after is None:
+        after = NOTICE_AFTER_SECONDS
 
     def notice() -> None:
-        print(
-            f"taguru: evaluate: still waiting for {what} ({after:g} s) …", file=stderr, flush=True
-        )
+        print(f"taguru: evaluate: still waiting for {what} ({after:g} s) …", file=stderr, flush=True)
 
     timer = threading.Timer(after, notice)
     timer.daemon = True

@@ -1,6 +1,11 @@
 """Preflight and the run's own failures: exit 1 or 2, and never an artifact (evaluate-run.md
 §1.7, §3.1, §3.3); a file already at ``--taguru-out`` survives."""
 
+import http.server
+import json
+import threading
+import time
+
 import pytest
 from e2e import EVAL, CountingListener, Suite
 
@@ -138,3 +143,119 @@ def test_dataset_errors_exit_2_before_any_request(
     assert result.ret == 2
     result.stderr.fnmatch_lines([f"taguru: evaluate: {message}"])
     assert listener.connections == 0
+
+
+# --- addresses: taguru's resolution and exit codes, and what to type instead ----------------------
+
+
+def test_a_scheme_less_url_that_does_not_parse_exits_2_with_a_hint(suite: Suite) -> None:
+    result = suite.run("--taguru-url=127.0.0.1:18248", serve=False, isolated=True)
+
+    assert result.ret == 2
+    assert result.stderr.lines == [
+        "taguru: evaluate: the --taguru-url value could not be parsed as a URL",
+        "taguru: evaluate: --taguru-url 127.0.0.1:18248: did you mean http://127.0.0.1:18248?",
+    ]
+
+
+def test_a_host_port_url_parses_as_a_scheme_and_fails_at_health_with_a_hint(
+    suite: Suite,
+) -> None:
+    result = suite.run("--taguru-url=localhost:18248", serve=False, isolated=True)
+
+    assert result.ret == 1
+    result.stderr.fnmatch_lines(
+        [
+            "evaluate → localhost://",
+            "taguru: evaluate: server at localhost:// is not reachable: *",
+            "taguru: evaluate: --taguru-url localhost:18248: did you mean http://localhost:18248?",
+        ]
+    )
+
+
+def test_a_url_in_taguru_addr_fails_at_health_with_a_hint(
+    suite: Suite, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("TAGURU_ADDR", "http://127.0.0.1:18248")
+    result = suite.run(serve=False, isolated=True)
+
+    assert result.ret == 1
+    result.stderr.fnmatch_lines(
+        [
+            "taguru: evaluate: server at http://http is not reachable: *",
+            "taguru: evaluate: TAGURU_ADDR takes host:port, not a URL — did you mean "
+            "TAGURU_ADDR=127.0.0.1:18248 (or --taguru-url http://127.0.0.1:18248)?",
+        ]
+    )
+
+
+SLOW_HEALTH_CONFTEST = """
+import pytest_taguru.run.waiting
+
+pytest_taguru.run.waiting.NOTICE_AFTER_SECONDS = 0.2
+"""
+
+
+class SlowHealth(http.server.BaseHTTPRequestHandler):
+    """``/health`` answers after a while; every context is unknown."""
+
+    def do_GET(self) -> None:
+        if self.path == "/health":
+            time.sleep(0.8)
+            self._answer(200, {"status": "ok", "version": "0.9.3"})
+        else:
+            self._answer(
+                404, {"status": "error", "code": "no_context", "error": "context 'mini' not found"}
+            )
+
+    def _answer(self, status: int, body: dict[str, str]) -> None:
+        data = json.dumps(body).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, *args: object) -> None:
+        return None
+
+
+def test_the_preflight_says_what_it_waits_for(suite: Suite) -> None:
+    suite.pytester.makeconftest(SLOW_HEALTH_CONFTEST)
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), SlowHealth)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{server.server_address[1]}"
+    try:
+        result = suite.run("--taguru-url", url, serve=False, isolated=True)
+    finally:
+        server.shutdown()
+
+    assert result.ret == 2
+    result.stderr.fnmatch_lines(
+        [
+            f"evaluate → {url}",
+            f"taguru: evaluate: still waiting for GET /health at {url} (0.2 s) …",
+            f"taguru: evaluate: {url}/contexts/mini answered 404: context 'mini' not found",
+        ]
+    )
+
+
+INTERRUPT_CONFTEST = """
+def pytest_runtest_call(item):
+    if item.name == "c-gamma":
+        raise KeyboardInterrupt
+"""
+
+
+def test_ctrl_c_says_it_was_interrupted(suite: Suite, previous_artifact: str) -> None:
+    suite.pytester.makeconftest(INTERRUPT_CONFTEST)
+    result = suite.run()
+
+    assert result.ret == 1
+    result.stderr.fnmatch_lines(
+        [
+            "taguru: evaluate: interrupted (Ctrl-C) after 2 of 4 case(s); "
+            "evaluation.json was not written"
+        ]
+    )
+    assert_untouched(suite)
