@@ -22,7 +22,8 @@ def waiting_notice(stderr: TextIO, what: str, *, after: float | None = None) -> 
         after = NOTICE_AFTER_SECONDS
 
     def notice() -> None:
-        print(f"taguru: evaluate: still waiting for {what} ({after:g} s) …", file=stderr, flush=True)
+        line = f"taguru: evaluate: still waiting for {what} ({after:g} s) …"
+        print(line, file=stderr, flush=True)
 
     timer = threading.Timer(after, notice)
     timer.daemon = True
