@@ -11,6 +11,12 @@ def test_scores_in_verbose_output_and_junit_properties(suite: Suite, dist: tuple
     result = suite.run("-v", "--junitxml=junit.xml", *dist)
 
     assert result.ret == 0
+    result.stdout.fnmatch_lines(
+        [
+            "taguru: pytest-taguru *.*.*, eval eval.jsonl (4 cases), context 'mini', "
+            "thresholds none (report-only)"
+        ]
+    )
     # Plain: "<nodeid> PASSED (…) [%]"; xdist: "[gw0] [%] PASSED (…) <nodeid>".
     assert any(
         "eval.jsonl::c-miss" in line
