@@ -64,4 +64,5 @@ def test_version(capsys: pytest.CaptureFixture[str]) -> None:
     from importlib.metadata import version
 
     assert main(["--version"]) == 0
-    assert capsys.readouterr().out == f"taguru-evaluate (pytest-taguru) {version('pytest-taguru')}\n"
+    expected = f"taguru-evaluate (pytest-taguru) {version('pytest-taguru')}\n"
+    assert capsys.readouterr().out == expected
