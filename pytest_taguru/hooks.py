@@ -201,7 +201,7 @@ class TaguruController:
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if self.controller.outcome is not None:
             terminalreporter.section("taguru evaluate", sep="-")
-            self._print_outcome(terminalreporter.write_line)
+            self._print_outcome(terminalreporter.line)
 
     def _print_outcome(self, write_line: Callable[[str], object]) -> None:
         outcome = self.controller.outcome
