@@ -117,7 +117,9 @@ def test_case_violation_fails_that_item_with_the_drilldown(
             "violated:",
             "  recall.recall_at_k: 0.000000 < min 1.000000 (bound from cases.overrides.c-miss)",
             "*docs/beta.md (paragraph 1, relevance 1): not in the top 1",
-            "reproduce:",
+            "hits ranked above an expected source:",
+            "  1. docs/alpha.md#* (score *)",
+            "reproduce (the run's embedded server stopped with the session; *",
             "  POST /contexts/mini/sources/search *",
         ]
     )
