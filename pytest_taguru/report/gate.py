@@ -142,6 +142,8 @@ def step_summary_markdown(
     verdict = "PASS" if report.passed else "FAIL"
     out = [f"### taguru thresholds: {verdict}", ""]
     facts = [f"{len(violations)} violation(s)", f"sha256 `{report.sha256[:12]}…`"]
+    if report.aggregate_skipped is not None:
+        facts.append(f"aggregate bounds not judged: {cell(report.aggregate_skipped)}")
     if report.skipped:
         facts.append(f"{len(report.skipped)} case-scoped threshold(s) skipped as not applicable")
     out += [" · ".join(facts), ""]
@@ -152,6 +154,8 @@ def step_summary_markdown(
             bound = file.aggregate[metric]
             value = evaluation.headline(metric)
             result = "❌ fail" if metric in failed_aggregates else "✅ pass"
+            if report.aggregate_skipped is not None:
+                result = "⏭ not judged"
             observed = "n=0" if value is None else _fixed(value)
             out.append(
                 f"| {code(metric)} | {observed} | {_fixed(bound.min)} | {_fixed(bound.max)} "

@@ -3,11 +3,13 @@
 
 import http.server
 import json
+import subprocess
+import sys
 import threading
 import time
 
 import pytest
-from e2e import EVAL, CountingListener, Suite
+from e2e import BASE_ARGS, EVAL, SERVE_ARGS, CountingListener, Suite
 
 PREVIOUS = '{"an earlier": "artifact"}'
 
@@ -259,3 +261,24 @@ def test_ctrl_c_says_it_was_interrupted(suite: Suite, previous_artifact: str) ->
         ]
     )
     assert_untouched(suite)
+
+
+def test_taguru_lines_never_glue_onto_the_progress_line(suite: Suite) -> None:
+    suite.pytester.makeconftest(STOP_SERVER_CONFTEST)
+    thresholds = suite.write_thresholds({"taguru_evaluate_thresholds": 1})
+    # One stream, as a terminal shows stdout and stderr.
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", *BASE_ARGS, *SERVE_ARGS, "--taguru-thresholds",
+         thresholds],  # fmt: skip
+        cwd=suite.path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        timeout=120,
+    )
+
+    assert done.returncode == 1
+    lines = done.stdout.splitlines()
+    glued = [line for line in lines if "taguru: " in line and not line.startswith("taguru")]
+    assert not glued
+    assert any(line.startswith("taguru: evaluate: mini: could not re-read") for line in lines)
