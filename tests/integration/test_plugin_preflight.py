@@ -267,9 +267,9 @@ def test_taguru_lines_never_glue_onto_the_progress_line(suite: Suite) -> None:
     suite.pytester.makeconftest(STOP_SERVER_CONFTEST)
     thresholds = suite.write_thresholds({"taguru_evaluate_thresholds": 1})
     # One stream, as a terminal shows stdout and stderr.
+    command = [sys.executable, "-m", "pytest", *BASE_ARGS, *SERVE_ARGS]
     done = subprocess.run(
-        [sys.executable, "-m", "pytest", *BASE_ARGS, *SERVE_ARGS, "--taguru-thresholds",
-         thresholds],  # fmt: skip
+        [*command, "--taguru-thresholds", thresholds],
         cwd=suite.path,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
