@@ -303,7 +303,7 @@ def test_an_out_typed_on_the_command_line_takes_a_partial_run(
     tmp_path: Path, server: ReferenceServer
 ) -> None:
     controller = make_controller(tmp_path, server.url)
-    controller.settings = controller.settings.model_copy(update={"out_typed": True})
+    controller.settings = controller.settings.model_copy(update={"typed_flags": {"out"}})
     controller.start()
     run_cases(controller, "one")
 

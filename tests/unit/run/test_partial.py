@@ -45,10 +45,21 @@ def test_the_policy(
     aggregates: bool,
     status: int | None,
 ) -> None:
-    policy = PartialRunPolicy("e.json", out_typed=typed, gate_partial=gate_partial)
+    typed_flags = frozenset({"out"}) if typed else frozenset({"html"})
+    policy = PartialRunPolicy("e.json", typed=typed_flags, gate_partial=gate_partial)
     coverage = RunCoverage(4, ran)
 
     assert policy.artifact_path(coverage) == path
     assert policy.judges_aggregates(coverage) is aggregates
     assert policy.judges_anything(coverage) is (ran > 0)
     assert policy.exit_status(coverage) == status
+
+
+def test_every_output_follows_the_rule() -> None:
+    policy = PartialRunPolicy("e.json", typed=frozenset({"html"}))
+    partial = RunCoverage(4, 2)
+
+    assert policy.output_path("report.html", "html", partial) == "report.html"  # typed
+    assert PartialRunPolicy("e.json").output_path("r.html", "html", partial) == "r.partial.html"
+    assert policy.output_path(None, "html", partial) is None
+    assert policy.output_path("r.html", "html", RunCoverage(4, 0)) is None
