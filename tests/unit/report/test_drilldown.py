@@ -153,16 +153,19 @@ THRESHOLDS = (
 )
 
 
-def drilldown() -> str:
+def drilldown(*, origins_known: bool = True) -> str:
     case = EvalCase.model_validate(CASE | {"line": 4})
     block = CaseBlock.model_validate(BLOCK)
     thresholds = check_thresholds(
         THRESHOLDS, path="t.json", metric_names=METRIC_NAMES, case_ids=(case.case_id,)
     )
+    violations = case_violations(thresholds, block)
+    if not origins_known:
+        violations = [CaseViolation(violation=v.violation, origin=None) for v in violations]
     return render_drilldown(
         case=case,
         block=block,
-        violations=case_violations(thresholds, block),
+        violations=violations,
         context="sake",
         eval_path="eval.jsonl",
         facts=DrilldownFacts(ServerTarget("http://127.0.0.1:8248", token=True)),
@@ -312,23 +315,7 @@ def test_a_hit_text_is_never_written() -> None:
 def test_a_violation_of_unknown_origin_names_no_bound_source() -> None:
     # A report rendered from a saved artifact has the gate's violations but not the thresholds
     # file that says whether a bound came from cases.default or an override.
-    case = EvalCase.model_validate(CASE | {"line": 4})
-    block = CaseBlock.model_validate(BLOCK)
-    thresholds = check_thresholds(
-        THRESHOLDS, path="t.json", metric_names=METRIC_NAMES, case_ids=(case.case_id,)
-    )
-    unknown = [
-        CaseViolation(violation=item.violation, origin=None)
-        for item in case_violations(thresholds, block)
-    ]
-    text = render_drilldown(
-        case=case,
-        block=block,
-        violations=unknown,
-        context="sake",
-        eval_path="eval.jsonl",
-        facts=DrilldownFacts(ServerTarget("http://127.0.0.1:8248", token=True)),
-    )
+    text = drilldown(origins_known=False)
     assert "bound from" not in text
     assert "(bound from cases." in drilldown()
     assert [line.split(" (bound from")[0] for line in drilldown().splitlines()] == (
