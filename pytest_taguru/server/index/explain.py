@@ -21,7 +21,8 @@ from typing import Any
 
 from pytest_taguru.core.jsontext import Float32
 from pytest_taguru.server.context import Context
-from pytest_taguru.server.index.bm25 import LaneHit, TermEvidence, f32
+from pytest_taguru.server.index.bm25 import LaneHit, TermEvidence
+from pytest_taguru.server.index.bm25_score import f32
 from pytest_taguru.server.index.resolve import Candidate, EntryIndex
 from pytest_taguru.server.index.search import REASON_NO_PROVIDER, SourceFilterSpec
 from pytest_taguru.server.index.text import document_terms, query_terms
