@@ -19,8 +19,8 @@ class TaguruError(Exception):
         """Complete stderr lines due before this error's own line: start-up warnings and
         config-file notes produced before the failing step, so that an error loses nothing."""
         self.hints: list[str] = []
-        """Advice printed after this error's own line (``hint: …``): what to do about it.
-        The message itself stays taguru's exact text; these lines are pytest-taguru's."""
+        """Advice printed after this error's own line (``hint: …``): what to do about it, e.g.
+        ``did you mean …``. The message itself stays taguru's exact text; these are ours."""
 
 
 class UsageError(TaguruError):
@@ -41,3 +41,7 @@ class RunError(TaguruError):
     """The run could not complete (health, context entry, sources walk, artifact write): exit 1."""
 
     exit_code: ClassVar[int] = 1
+
+
+class UnreachableError(RunError):
+    """``GET /health`` failed: the server address may be mistyped (see ``hints``)."""

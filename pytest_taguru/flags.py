@@ -173,6 +173,19 @@ OPTION_SPECS = (
         parse="exit_status",
         drop_in=False,
     ),
+    OptionSpec(
+        "gate-partial",
+        None,
+        "judge aggregate bounds on a partial run's subset too (default: skipped when -k, "
+        "node ids, --lf, -x ... leave dataset cases out)",
+        drop_in=False,
+    ),
+    OptionSpec(
+        "show-text",
+        None,
+        "show served passage text in failure drill-downs (never in the artifact)",
+        drop_in=False,
+    ),
 )
 
 OPTIONS = {spec.name: spec for spec in OPTION_SPECS}
@@ -205,6 +218,13 @@ def _ini_value(config: pytest.Config, spec: OptionSpec) -> str | None:
         absolute = config.inipath.parent / value
         value = os.path.relpath(absolute, config.invocation_params.dir)
     return value
+
+
+def typed_flags(config: pytest.Config) -> frozenset[str]:
+    """The names of the flags typed on the command line (not taken from the ini file)."""
+    return frozenset(
+        spec.name for spec in OPTION_SPECS if config.getoption(spec.dest) is not None
+    )
 
 
 def given_flags(config: pytest.Config) -> FlagValues | None:

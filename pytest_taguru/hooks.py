@@ -2,21 +2,24 @@
 
 ``TaguruItems`` joins every process (the controller and each pytest-xdist worker): collection,
 the report attributes a case's result travels on, the verbose status words. ``TaguruController``
-joins the controller only: preflight, the case results, the finish, the exit status. Each hook is
-a few lines handing the work to ``runner.CaseRunner`` or ``session.RunController``.
+joins the controller only: the case results, the finish, the gate results, the exit status.
+Each hook is a few lines handing the work to ``run.case_runner.CaseRunner``,
+``run.controller.RunController`` or ``gate_reports``.
 """
 
+import io
+import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Generator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from pytest_taguru.errors import TaguruError
+from pytest_taguru.gate_reports import GATE_REPORT_ATTRIBUTE, emit_gate_result
 from pytest_taguru.items import CaseItem, EvalFile
 from pytest_taguru.run.case_runner import RUNNER_KEY, CaseRegression, CaseRunner
-from pytest_taguru.run.controller import RunController
+from pytest_taguru.run.controller import PYTEST_FAILED, PYTEST_NO_TESTS, PYTEST_OK, RunController
 
 
 class TaguruItems:
@@ -40,6 +43,8 @@ class TaguruItems:
             report.taguru_regression = call.excinfo is not None and isinstance(
                 call.excinfo.value, CaseRegression
             )
+            report.taguru_file = item.parent.nodeid if item.parent is not None else ""
+            item.block = None  # its in-process extras (hit texts) are not needed any more
         return report
 
     def pytest_report_teststatus(
@@ -59,43 +64,64 @@ class TaguruItems:
         config.stash[RUNNER_KEY].close()
 
 
-def _runs_tests(config: pytest.Config) -> bool:
-    """False for the sessions that only list things (no case runs, so no network at all)."""
-    option = config.option
-    return not (
-        option.collectonly
-        or getattr(option, "showfixtures", False)
-        or getattr(option, "show_fixtures_per_test", False)
+def _stopped_by_maxfail(session: pytest.Session, stop: BaseException) -> bool:
+    """``-x``/``--maxfail`` ended the loop: a run that completed early (a partial run), not an
+    interrupted one. pytest raises ``Session.Failed``; pytest-xdist an ``Interrupted`` saying
+    ``stopping after N failures`` (its own ``Interrupted``, a ``KeyboardInterrupt``)."""
+    if isinstance(stop, pytest.Session.Failed):
+        return True
+    return (
+        isinstance(stop, KeyboardInterrupt)
+        and type(stop) is not KeyboardInterrupt
+        and bool(session.config.option.maxfail)
+        and str(stop).startswith("stopping after ")
     )
 
 
 class TaguruController:
-    """Controller-only hooks: preflight, aggregation, the artifact and the exit status."""
+    """Controller-only hooks: the case results, the gate results, the artifact, the exit status.
+
+    The run itself was started in ``plugin.pytest_cmdline_main`` (preflight and the embedded
+    server before the session, and before pytest-xdist starts workers).
+    """
 
     def __init__(self, config: pytest.Config, controller: RunController) -> None:
         self.config = config
         self.controller = controller
+        self.session: pytest.Session | None = None
+        self.eval_nodeid: str | None = None
+        self.final_status: int | None = None
+        self._counted = -1
 
-    @pytest.hookimpl(tryfirst=True)
     def pytest_sessionstart(self, session: pytest.Session) -> None:
-        # tryfirst: preflight (and the embedded server) before pytest-xdist starts workers.
-        if not _runs_tests(self.config):
-            return
-        try:
-            settings = self.controller.start()
-        except TaguruError as error:
-            status = self.controller.fail(error)
-            pytest.exit(f"taguru: the run could not start (exit {status})", returncode=status)
-        self.config.stash[RUNNER_KEY].settings = settings
+        self.session = session
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_configure_node(self, node: Any) -> None:
         node.workerinput["taguru_url"] = self.controller.settings.base_url
 
+    def _count_gate_results(self) -> None:
+        # The gate results are reported after the last case: counting them among the collected
+        # tests keeps the progress percentage right. pytest sets the count after collection,
+        # pytest-xdist whenever a worker finishes collecting, so it is re-checked at each start.
+        session, expected = self.session, len(self.controller.gate_sources)
+        if not (session is not None and expected and self.controller.started):
+            return
+        if session.testscollected != self._counted:
+            session.testscollected += expected
+            self._counted = session.testscollected
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_logstart(self, nodeid: str, location: tuple[str, int, str]) -> None:
+        self._count_gate_results()
+
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if getattr(report, GATE_REPORT_ATTRIBUTE, False):
+            return
         block_json = getattr(report, "taguru_case", None)
         if block_json is not None:
             self.controller.record_case(block_json)
+            self.eval_nodeid = self.eval_nodeid or getattr(report, "taguru_file", None)
         if report.failed:
             regression = bool(getattr(report, "taguru_regression", False))
             self.controller.record_failure(regression=regression)
@@ -104,16 +130,78 @@ class TaguruController:
         if report.failed:
             self.controller.record_failure(regression=False)
 
+    def pytest_keyboard_interrupt(self, excinfo: pytest.ExceptionInfo[BaseException]) -> None:
+        if type(excinfo.value) is KeyboardInterrupt:
+            self.controller.note_interruption("Ctrl-C")
+        elif isinstance(excinfo.value, pytest.exit.Exception):
+            self.controller.note_interruption(f"pytest.exit: {excinfo.value}")
+
+    @pytest.hookimpl(wrapper=True, trylast=True)
+    def pytest_runtestloop(self, session: pytest.Session) -> Generator[None, object, object]:
+        # trylast: the innermost wrapper, so the gate results are reported inside the terminal
+        # reporter's loop wrapper (its final progress counts them) and before junitxml's and
+        # the terminal's session finish.
+        try:
+            result = yield
+        except BaseException as stop:
+            if _stopped_by_maxfail(session, stop):
+                self._conclude(PYTEST_FAILED)
+            raise
+        if session.testsfailed:
+            self._conclude(PYTEST_FAILED)
+        else:
+            self._conclude(PYTEST_OK if session.testscollected else PYTEST_NO_TESTS)
+        return result
+
+    def _conclude(self, pytest_status: int) -> None:
+        """Finish the run, then report its gate results; messages printed on the way go to
+        stderr on a line of their own, never glued onto the progress line."""
+        if not self.controller.started:
+            return
+        controller, stderr = self.controller, self.controller.stderr
+        controller.stderr = io.StringIO()
+        try:
+            self.final_status = controller.conclude(pytest_status)
+        finally:
+            printed, controller.stderr = controller.stderr.getvalue(), stderr
+        if printed:
+            terminal = self.config.pluginmanager.get_plugin("terminalreporter")
+            if terminal is not None:
+                terminal.ensure_newline()
+                terminal.flush()
+            stderr.write(printed)
+            stderr.flush()
+        self._count_gate_results()
+        for result in controller.gate_results:
+            emit_gate_result(
+                self.config,
+                result,
+                eval_nodeid=self.eval_nodeid or self._eval_nodeid(),
+                crash_path=controller.settings.thresholds_path or controller.settings.eval_path,
+            )
+
+    @pytest.hookimpl(tryfirst=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
-        session.exitstatus = self.controller.conclude(int(exitstatus))
+        if self.final_status is None:  # the loop did not complete (or never ran)
+            self.final_status = self.controller.conclude(int(exitstatus))
+        session.exitstatus = self.final_status
         if self.config.pluginmanager.get_plugin("terminalreporter") is None:
             # -p no:terminal (the taguru-evaluate drop-in): the summary alone, on plain stdout.
             self._print_outcome(print)
 
+    def _eval_nodeid(self) -> str:
+        """The eval file's node id when no case reported it (pytest's rule: relative to the
+        rootdir, ``/``-separated)."""
+        path = Path(self.controller.settings.eval_path).resolve()
+        try:
+            return path.relative_to(self.config.rootpath).as_posix()
+        except ValueError:
+            return Path(os.path.relpath(path, self.config.rootpath)).as_posix()
+
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if self.controller.outcome is not None:
             terminalreporter.section("taguru evaluate", sep="-")
-            self._print_outcome(terminalreporter.write_line)
+            self._print_outcome(terminalreporter.line)
 
     def _print_outcome(self, write_line: Callable[[str], object]) -> None:
         outcome = self.controller.outcome

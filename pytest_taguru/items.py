@@ -12,6 +12,7 @@ import pytest
 from _pytest._code.code import TerminalRepr
 
 from pytest_taguru.artifact.case import CaseBlock
+from pytest_taguru.longrepr import failure_repr
 from pytest_taguru.run.case_runner import RUNNER_KEY, CaseRegression
 from pytest_taguru.run.dataset import EvalCase
 
@@ -45,7 +46,13 @@ class CaseItem(pytest.Item):
         style: Any = None,
     ) -> str | TerminalRepr:
         if isinstance(excinfo.value, CaseRegression):
-            return excinfo.value.drilldown
+            regression = excinfo.value
+            return failure_repr(
+                regression.drilldown,
+                regression.headline,
+                path=self.config.stash[RUNNER_KEY].settings.eval_path,
+                line=self.case.line,
+            )
         return super().repr_failure(excinfo, style=style)
 
     def reportinfo(self) -> tuple[Any, int, str]:

@@ -28,6 +28,8 @@ class HitLocator(ArtifactModel):
     paragraph: int
     score: F32
     lanes: HitLanes = Field(default_factory=HitLanes)
+    text: str | None = Field(default=None, exclude=True, repr=False)
+    """The served text, kept in the process for ``--taguru-show-text``; never written or sent."""
 
     @model_validator(mode="before")
     @classmethod
@@ -212,9 +214,18 @@ class SectionMatched(ArtifactModel):
     expected: Annotated[str | None, WRITE_NULL] = None
 
 
+class ServedSection(ArtifactModel):
+    """The section a citation was served in (``None``: outside every section)."""
+
+    name: str | None = None
+
+
 class SectionMismatched(ArtifactModel):
     check: Literal["mismatched"] = "mismatched"
     expected: Annotated[str | None, WRITE_NULL] = None
+    served: ServedSection | None = Field(default=None, exclude=True, repr=False)
+    """What was served instead, for the drill-down (in the process only, like a hit's text;
+    ``None`` when not known, e.g. read back from an artifact)."""
 
 
 SectionCheck = Annotated[

@@ -9,6 +9,7 @@ block lives in ``artifact/case`` and the assembly blocks in ``artifact/assembly`
 Specification: ``evaluate-run.md`` §6.1, §7.
 """
 
+import errno
 import os
 import tempfile
 from pathlib import Path
@@ -199,6 +200,8 @@ def to_jsonable(value: Any) -> Any:
     if isinstance(value, BaseModel):
         out: dict[str, Any] = {}
         for name, field in type(value).model_fields.items():
+            if field.exclude:
+                continue  # in-process only (e.g. a hit's text for the drill-down), never written
             item = getattr(value, name)
             if item is None:
                 if WRITE_NULL in field.metadata:
@@ -245,6 +248,17 @@ def write_atomic(path: str | os.PathLike[str], text: str) -> None:
     except BaseException:
         Path(temp).unlink(missing_ok=True)
         raise
+
+
+def probe_writable(path: str | os.PathLike[str]) -> None:
+    """Raise the ``OSError`` :func:`write_atomic` would meet at ``path``, before the run: the
+    directory must take a new file and ``path`` must not be a directory. Leaves nothing."""
+    target = Path(path)
+    if target.is_dir():
+        raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(target))
+    fd, temp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".probe", dir=target.parent)
+    os.close(fd)
+    Path(temp).unlink(missing_ok=True)
 
 
 class ArtifactError(ValueError):

@@ -40,12 +40,18 @@ class ValueFlag:
 
 
 def scan(
-    args: Sequence[str], flags: Sequence[ValueFlag], *, usage: str, command: str
+    args: Sequence[str],
+    flags: Sequence[ValueFlag],
+    *,
+    usage: str,
+    command: str,
+    switches: Sequence[str] = (),
 ) -> tuple[list[str], dict[str, str]]:
     """A subcommand's scan by taguru's compare rules (``thresholds-and-compare.md`` B.1): the
-    positionals, and each value flag given.
+    positionals, and each value flag given (a switch given maps to ``""``).
 
-    A value flag takes the next argument whatever it is, once (``<flag> given twice``);
+    A value flag takes the next argument whatever it is, once (``<flag> given twice``); a
+    switch takes none, once;
     ``--help``/``-h`` anywhere raises ``HelpRequested(usage)`` unless an earlier error was hit;
     any other ``--`` token is ``unknown flag '<token>' for <command>``; everything else
     (``-x`` and ``-`` included) is positional.
@@ -58,7 +64,11 @@ def scan(
         if token in HELP_FLAGS:
             raise HelpRequested(usage)
         flag = by_name.get(token)
-        if flag is not None:
+        if token in switches:
+            if token in given:
+                raise ArgumentError(f"{token} given twice")
+            given[token] = ""
+        elif flag is not None:
             value = next(rest, None)
             if value is None:
                 raise ArgumentError(f"{token} needs {flag.needs}")

@@ -1,5 +1,10 @@
 """``taguru-evaluate compare``: what moved between two ``evaluation.json`` runs
-(``thresholds-and-compare.md`` Part B), as taguru's ``changes.jsonl`` or a Markdown table."""
+(``thresholds-and-compare.md`` Part B), as taguru's ``changes.jsonl`` or a Markdown table.
+
+Beyond taguru's scan: ``--format markdown``, ``--out -`` (the document on stdout, the summary
+on stderr; Markdown goes to stdout unless ``--out`` names a file) and ``--fail-on-regression``
+(exit 3 when a case regressed or a judged aggregate got worse; taguru's compare always exits 0).
+"""
 
 import os
 import sys
@@ -10,19 +15,25 @@ from typing import Literal
 from pytest_taguru.artifact.evaluation import write_atomic
 from pytest_taguru.artifact.view import LoadedRun, RunReadError, read_run
 from pytest_taguru.cli.arguments import PREFIX, PROG, ArgumentError, ValueFlag, scan
-from pytest_taguru.compare.classify import compare
+from pytest_taguru.compare.classify import compare, regressions
 from pytest_taguru.compare.render import render_jsonl, render_markdown, render_summary
 from pytest_taguru.core.textfile import UnreadableFile, os_error_text, read_utf8
 from pytest_taguru.errors import RunError, UsageError
+from pytest_taguru.flags import DEFAULT_REGRESSION_EXIT_CODE
 
 Format = Literal["jsonl", "markdown"]
-_DEFAULT_OUT: dict[Format, str] = {"jsonl": "changes.jsonl", "markdown": "changes.md"}
-_DEFAULTS = f"default: {_DEFAULT_OUT['jsonl']}, or {_DEFAULT_OUT['markdown']} for markdown"
+STDOUT = "-"
+"""``--out -``: the document goes to stdout (and the summary to stderr)."""
+_DEFAULT_OUT: dict[Format, str] = {"jsonl": "changes.jsonl", "markdown": STDOUT}
+_DEFAULTS = f"default: {_DEFAULT_OUT['jsonl']}; stdout for markdown; - is stdout"
 
+_FAIL = DEFAULT_REGRESSION_EXIT_CODE
 COMPARE_SYNOPSIS = f"{PROG} compare BASE.json HEAD.json [--out FILE] [--format jsonl|markdown]"
+_SWITCHES = " " * len(f"usage: {PROG} compare") + " [--fail-on-regression]"
 
 COMPARE_USAGE = f"""\
 usage: {COMPARE_SYNOPSIS}
+{_SWITCHES}
 
 Reads two evaluation.json runs and writes what moved between them: one record per case
 whose outcome changed (improved, regressed, added, removed), classified on recall@k, MRR,
@@ -35,16 +46,22 @@ is a warning, never a refusal.
   HEAD.json          an evaluation.json from a later run
   --out FILE         where to write ({_DEFAULTS})
   --format FORMAT    jsonl (default): taguru's changes.jsonl, byte for byte;
-                     markdown: a table to paste into a pull-request comment
+                     markdown: a table for a pull-request comment, aggregates marked
+                     ↑ better / ↓ worse
+  --fail-on-regression
+                     exit {_FAIL} when a case regressed or an aggregate got worse
+                     (latency excepted: too noisy)
 
 EXIT CODES: 0 the comparison completed, whatever it found (the pass/fail gate is
---thresholds) · 1 the output could not be written · 2 usage error, an unreadable file, or
-malformed or out-of-range JSON.
+--thresholds), unless --fail-on-regression · 1 the output could not be written · 2 usage
+error, an unreadable file, or malformed or out-of-range JSON · {_FAIL} a regression with
+--fail-on-regression.
 """
 
 
 # --- the scan (B.1) ----------------------------------------------------------------------------
 
+FAIL_ON_REGRESSION = "--fail-on-regression"
 _FLAGS = (
     ValueFlag("--out", "a file path"),
     ValueFlag(
@@ -63,17 +80,25 @@ class CompareArgs:
     head: str
     out: str
     format: Format = "jsonl"
+    fail_on_regression: bool = False
 
 
 def parse_compare_args(args: list[str]) -> CompareArgs:
-    """taguru's compare scan (B.1), plus ``--format`` scanned by the same rules as ``--out``.
+    """taguru's compare scan (B.1), plus ``--format`` scanned by the same rules as ``--out`` and
+    the switch ``--fail-on-regression``.
 
     ``--out``/``--format`` take the next argument whatever it is; ``--help``/``-h`` anywhere
     in the scan raises ``HelpRequested`` unless an earlier error was hit; any other ``--``
     token is unknown; everything else (``-x`` and ``-`` included) is positional, and exactly
     two positionals are required after the scan.
     """
-    positional, given = scan(args, _FLAGS, usage=COMPARE_USAGE, command="evaluate compare")
+    positional, given = scan(
+        args,
+        _FLAGS,
+        usage=COMPARE_USAGE,
+        command="evaluate compare",
+        switches=(FAIL_ON_REGRESSION,),
+    )
     if len(positional) != 2:
         raise ArgumentError(
             "evaluate compare takes exactly two positional arguments, BASE.json and HEAD.json "
@@ -81,7 +106,7 @@ def parse_compare_args(args: list[str]) -> CompareArgs:
         )
     fmt: Format = "markdown" if given.get("--format") == "markdown" else "jsonl"
     out = given.get("--out", _DEFAULT_OUT[fmt])
-    return CompareArgs(positional[0], positional[1], out, fmt)
+    return CompareArgs(positional[0], positional[1], out, fmt, FAIL_ON_REGRESSION in given)
 
 
 def display_path(path: str) -> str:
@@ -108,7 +133,8 @@ def generated_at_now() -> str:
 
 
 def run_compare(args: CompareArgs) -> int:
-    """BASE, then HEAD, then the warnings, the atomic write, and the summary (B.1, B.10)."""
+    """BASE, then HEAD, then the warnings, the atomic write (or stdout), and the summary
+    (B.1, B.10); then, with ``--fail-on-regression``, the regression verdict."""
     base = load_run(args.base, "BASE")
     head = load_run(args.head, "HEAD")
     report = compare(base, head)
@@ -118,9 +144,25 @@ def run_compare(args: CompareArgs) -> int:
         text = render_markdown(report)
     else:
         text = render_jsonl(report, generated_at_now())
-    try:
-        write_atomic(args.out, text)
-    except OSError as error:
-        raise RunError(f"writing {display_path(args.out)}: {os_error_text(error)}") from None
-    sys.stdout.write(render_summary(report, display_path(args.out)))
+    if args.out == STDOUT:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        sys.stderr.write(render_summary(report, "stdout"))
+    else:
+        try:
+            write_atomic(args.out, text)
+        except OSError as error:
+            raise RunError(f"writing {display_path(args.out)}: {os_error_text(error)}") from None
+        sys.stdout.write(render_summary(report, display_path(args.out)))
+    found = regressions(report)
+    if args.fail_on_regression and found:
+        what = [f"{len(found.cases)} regressed case(s)"]
+        if found.aggregates:
+            what.append(f"worse aggregate(s): {', '.join(found.aggregates)}")
+        print(
+            f"{PREFIX}compare: {'; '.join(what)} — exit {DEFAULT_REGRESSION_EXIT_CODE} "
+            "(--fail-on-regression)",
+            file=sys.stderr,
+        )
+        return DEFAULT_REGRESSION_EXIT_CODE
     return 0

@@ -2,17 +2,19 @@
 ``report``.
 
 The first argument selects the mode (``evaluate-run.md`` §1.1): ``--help``/``-h`` prints the
-usage; any other leading ``--flag`` is the run mode (``cli.run``: taguru's run flags, pytest
-with this package's plugin underneath); ``compare`` diffs two ``evaluation.json`` files
-(``cli.compare``, ``thresholds-and-compare.md`` Part B); ``gate`` re-gates a written artifact
-(``cli.gate``); ``report`` writes a saved run's HTML report (``cli.report``); ``init``,
-``import-dir``, ``check`` and ``schema`` help write a suite (``cli.authoring``). Exit codes
-are taguru's: 0, 1, 2 and (run, gate) 3.
+usage, ``--version`` the version; any other leading ``--flag`` is the run mode (``cli.run``:
+taguru's run flags, pytest with this package's plugin underneath); ``compare`` diffs two
+``evaluation.json`` files (``cli.compare``, ``thresholds-and-compare.md`` Part B); ``gate``
+re-gates a written artifact (``cli.gate``); ``report`` writes a saved run's HTML report
+(``cli.report``); ``init``, ``import-dir``, ``check`` and ``schema`` help write a suite
+(``cli.authoring``). Exit codes are taguru's: 0, 1, 2 and (run, gate, compare
+--fail-on-regression) 3.
 """
 
 import sys
 from collections.abc import Sequence
 
+from pytest_taguru import __version__
 from pytest_taguru.cli import authoring, compare, gate, report, run
 from pytest_taguru.cli.arguments import (
     HELP_FLAGS,
@@ -31,6 +33,8 @@ def _dispatch(args: list[str]) -> int:
     first, rest = args[0], args[1:]
     if first in HELP_FLAGS:
         raise HelpRequested(run.USAGE)
+    if first == "--version":
+        raise HelpRequested(f"{PROG} (pytest-taguru) {__version__}\n")
     if first.startswith("--"):
         return run.run_evaluate(run.parse_run_args(args))
     if first == "compare":

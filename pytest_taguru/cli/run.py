@@ -74,6 +74,7 @@ USAGE = f"""\
 {_OTHER_MODES} {PROG} gate ...            (see '{PROG} gate --help')
 {_OTHER_MODES} {REPORT_SYNOPSIS}
 {_AUTHORING_MODES}
+{_OTHER_MODES} {PROG} --version
 
 Run mode evaluates every case of an eval.jsonl against a taguru server and writes
 evaluation.json, exactly as 'taguru evaluate' does; it runs pytest with the taguru plugin

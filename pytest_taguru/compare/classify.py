@@ -17,7 +17,7 @@ from pytest_taguru.artifact.view import (
     LoadedRun,
     decode_headline,
 )
-from pytest_taguru.score.registry import COMPARISON_METRICS, case_value
+from pytest_taguru.score.registry import COMPARISON_METRICS, METRICS_BY_NAME, case_value
 
 CHANGES_VERSION = 1
 """The ``taguru_evaluation_changes`` stamp of the header line."""
@@ -29,6 +29,7 @@ EPSILON = 1e-9
 
 Direction = Literal["improved", "regressed", "not_comparable"]
 Kind = Literal["improved", "regressed", "added", "removed"]
+Trend = Literal["better", "worse", "unchanged"]
 
 
 @dataclass(frozen=True)
@@ -270,3 +271,39 @@ def compare(base: LoadedRun, head: LoadedRun) -> ChangeReport:
         cases_head=len(head_cases),
     )
     return ChangeReport(base, head, counts, tuple(metrics), tuple(warnings), tuple(records))
+
+
+# --- which way the aggregates went (pytest-taguru's own: the Markdown, --fail-on-regression) ---
+
+
+def aggregate_trend(diff: AggregateDiff) -> Trend | None:
+    """``better``/``worse`` by the registry's direction for the metric (``unchanged`` within
+    ``EPSILON``); ``None`` when the metric has no better direction, is not a registry metric,
+    or a side has no value."""
+    metric = METRICS_BY_NAME.get(diff.metric)
+    if metric is None or metric.better is None or diff.delta is None:
+        return None
+    if abs(diff.delta) <= EPSILON:
+        return "unchanged"
+    return "better" if (diff.delta > 0) == (metric.better == "higher") else "worse"
+
+
+@dataclass(frozen=True)
+class Regressions:
+    """What ``--fail-on-regression`` fails on: regressed cases and worse judged aggregates."""
+
+    cases: tuple[str, ...]
+    aggregates: tuple[str, ...]
+
+    def __bool__(self) -> bool:
+        return bool(self.cases or self.aggregates)
+
+
+def regressions(report: ChangeReport) -> Regressions:
+    cases = tuple(record.case_id for record in report.records if record.kind == "regressed")
+    aggregates = tuple(
+        diff.metric
+        for diff in report.metrics
+        if aggregate_trend(diff) == "worse" and METRICS_BY_NAME[diff.metric].judged_in_comparisons
+    )
+    return Regressions(cases, aggregates)

@@ -10,10 +10,12 @@ from typing import Any
 from pytest_taguru.artifact.view import LoadedRun
 from pytest_taguru.compare.classify import (
     CHANGES_VERSION,
+    EPSILON,
     AggregateDiff,
     CaseChange,
     ChangeReport,
     MetricChange,
+    aggregate_trend,
     thresholds_identity,
 )
 from pytest_taguru.core.jsontext import dumps_compact
@@ -152,11 +154,36 @@ _KIND_ORDER = {"regressed": 0, "improved": 1, "added": 2, "removed": 3}
 
 
 def _number(value: float | None) -> str:
-    return "n/a" if value is None else f"{value:.3f}"
+    """Three decimals; a value that rounds to zero is ``0.000``, never ``-0.000``."""
+    if value is None:
+        return "n/a"
+    text = f"{value:.3f}"
+    return "0.000" if text == "-0.000" else text
 
 
 def _delta(value: float | None) -> str:
-    return "n/a" if value is None else f"{value:+.3f}"
+    """A signed delta; one too small for three decimals keeps its sign in exponent form."""
+    if value is None:
+        return "n/a"
+    text = f"{value:+.3f}"
+    if text in ("+0.000", "-0.000"):
+        return "+0.000" if abs(value) <= EPSILON else f"{value:+.1e}"
+    return text
+
+
+_TREND = {"better": "better", "worse": "worse", "unchanged": "="}
+
+
+def _change(diff: AggregateDiff) -> str:
+    """``↑ better``, ``↓ worse`` (the registry's direction), a bare arrow for a metric without
+    one, ``=`` within the epsilon, nothing when a side has no value."""
+    if diff.delta is None:
+        return ""
+    trend = aggregate_trend(diff)
+    if trend == "unchanged" or (trend is None and abs(diff.delta) <= EPSILON):
+        return "="
+    arrow = "↑" if diff.delta > 0 else "↓"
+    return arrow if trend is None else f"{arrow} {_TREND[trend]}"
 
 
 def _moved_text(change: MetricChange) -> str:
@@ -170,9 +197,10 @@ def render_markdown(report: ChangeReport) -> str:
     """A Markdown summary ready to paste into a pull-request comment.
 
     Sections: the two runs and the verdict counts; the aggregate metrics base → head with their
-    deltas; the changed cases, regressed first (then improved, added, removed, each in case_id
-    order) with the metrics that moved, regressed metrics in bold; the warnings. Numbers use the
-    terminal summary's three decimals.
+    deltas and which way they went (↑ better / ↓ worse, by the registry); the changed cases,
+    regressed first (then improved, added, removed, each in case_id order) with the metrics
+    that moved, regressed metrics in bold; the warnings. Numbers use the terminal summary's
+    three decimals, never ``-0.000``.
     """
     c = report.counts
     lines = [
@@ -187,10 +215,13 @@ def render_markdown(report: ChangeReport) -> str:
     ]
     if report.metrics:
         lines += ["", "#### Aggregate metrics", ""]
-        lines += ["| metric | statistic | base | head | Δ |", "|---|---|---:|---:|---:|"]
+        lines += [
+            "| metric | statistic | base | head | Δ | change |",
+            "|---|---|---:|---:|---:|---|",
+        ]
         lines += [
             f"| {cell(d.metric)} | {cell(d.statistic or '')} | {_number(d.base)} "
-            f"| {_number(d.head)} | {_delta(d.delta)} |"
+            f"| {_number(d.head)} | {_delta(d.delta)} | {_change(d)} |"
             for d in report.metrics
         ]
     changed = sorted(report.records, key=lambda record: _KIND_ORDER[record.kind])

@@ -194,6 +194,9 @@ class GateReport(BaseModel):
     allow_unstable_corpus: bool = False
     violations: list[Violation] | None = None
     skipped: list[str] | None = None
+    aggregate_skipped: str | None = None
+    """pytest-taguru's own key: why the aggregate bounds were not judged (a partial run,
+    ``run.partial``); left out when they were."""
 
     def to_block(self) -> dict[str, Any]:
         """The JSON object written as ``evaluation.json``'s ``thresholds`` (A.6 key order)."""
@@ -300,8 +303,13 @@ def _aggregate_violations(
             yield violation
 
 
-def evaluate_gate(thresholds: Thresholds, evaluation: Evaluation) -> GateReport:
+def evaluate_gate(
+    thresholds: Thresholds, evaluation: Evaluation, *, aggregate_skipped: str | None = None
+) -> GateReport:
     """The gate over a finished run (A.5), pure.
+
+    ``aggregate_skipped`` (the reason, e.g. ``partial run (2 of 36 cases)``) leaves the
+    aggregate bounds unjudged; case-scoped bounds and corpus stability are judged as always.
 
     Order of ``violations``: aggregate (name order; the scalar is the metric's headline — a
     distribution's ``mean``, a ratio's or count's ``value`` — and a null scalar is an ``n=0``
@@ -311,7 +319,7 @@ def evaluate_gate(thresholds: Thresholds, evaluation: Evaluation) -> GateReport:
     """
     file = thresholds.file
     headlines = {name: evaluation.headline(name) for name in file.aggregate}
-    violations = list(_aggregate_violations(file, headlines))
+    violations = [] if aggregate_skipped else list(_aggregate_violations(file, headlines))
     skipped: list[str] = []
     for block in evaluation.cases:
         outcome = check_case(file, block)
@@ -327,4 +335,5 @@ def evaluate_gate(thresholds: Thresholds, evaluation: Evaluation) -> GateReport:
         allow_unstable_corpus=file.allow_unstable_corpus,
         violations=violations or None,
         skipped=skipped or None,
+        aggregate_skipped=aggregate_skipped,
     )

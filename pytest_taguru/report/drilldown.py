@@ -1,23 +1,22 @@
 """The failure text of a case that broke a case-scoped bound: a drill-down, not a traceback.
 
-Pure: it reads the eval case (what was declared), its case block (what the server answered,
-already stripped of corpus text) and the case's violations, and says which bound broke,
-where each expectation stood, and how to reproduce the relevant requests — with the
-matching ``*/explain`` call where taguru has one (``sources/search``, ``resolve``,
-``resolve_label``). Served text never appears: the block does not carry it, and the
-declared quote of a citation is not echoed either.
+Pure: it reads the eval case (what was declared), its case block (what the server answered) and
+the case's violations, plus what the runner found out for it (:class:`DrilldownFacts`), and says
+which bound broke, where each expectation stood and which hits outranked it, and how to
+reproduce the relevant requests (``report.reproduce``). Served text appears only when asked for
+(``--taguru-show-text``: a hit's text is kept in the process, never in the artifact); the
+declared quote of a citation is never echoed.
 """
 
-import json
 from collections.abc import Iterator, Sequence
-from typing import Any
+from dataclasses import dataclass
 
 from pytest_taguru.artifact.case import (
     AssociationProbe,
     CaseBlock,
     CheckResolved,
     CitationCheck,
-    CueResolution,
+    HitLocator,
     PassageSearched,
     Position,
     PositionAmbiguous,
@@ -29,36 +28,30 @@ from pytest_taguru.artifact.case import (
     SectionMatched,
     SectionMismatched,
 )
-from pytest_taguru.core.jsontext import Float32, dumps_compact
 from pytest_taguru.gate.thresholds import CaseViolation
+from pytest_taguru.report.reproduce import (
+    ServerTarget,
+    kind_cues,
+    missed_names,
+    reproduction_requests,
+)
 from pytest_taguru.run.dataset import EvalCase, ExpectedSource
-from pytest_taguru.run.lanes.request_bodies import (
-    citation_body,
-    query_body,
-    resolve_body,
-    search_body,
-)
-from pytest_taguru.score.case import association_covered, is_valid, names_covered, satisfies
-from pytest_taguru.score.registry import METRICS, SEARCH
+from pytest_taguru.score.case import association_covered, satisfies
 
-SEARCHED_METRICS = frozenset(
-    metric.name
-    for metric in METRICS
-    if metric.case_path is not None and SEARCH in metric.source.split(", ")
-)
-"""The case-scoped metrics read from the passage search: reproducing one starts with it."""
+HIT_LINE_CAP = 10
+"""Outranking hits listed before ``... and N more``."""
+TEXT_CAP = 200
+"""Characters of a hit's text shown with ``--taguru-show-text``."""
 
 
-def json_body(fields: dict[str, Any]) -> str:
-    """A request body as one line, ``{"key": value, ...}`` (taguru's reproduction-hint style)."""
-    return "{" + ", ".join(
-        f"{json.dumps(key, ensure_ascii=False)}: {dumps_compact(value)}"
-        for key, value in fields.items()
-    ) + "}"
+@dataclass(frozen=True)
+class DrilldownFacts:
+    """What the drill-down knows beyond the case and its block."""
 
-
-def _request(context: str, route: str, fields: dict[str, Any]) -> str:
-    return f"POST /contexts/{context}/{route} {json_body(fields)}"
+    server: ServerTarget
+    absent_paragraphs: frozenset[tuple[str, int]] = frozenset()
+    """Expected ``(source, paragraph)`` pairs the server says do not exist (``no_paragraph``)."""
+    show_text: bool = False
 
 
 def _paragraphs(entry: ExpectedSource) -> str:
@@ -68,26 +61,64 @@ def _paragraphs(entry: ExpectedSource) -> str:
     return f"{noun} " + ", ".join(str(number) for number in entry.paragraphs)
 
 
-def _source_lines(case: EvalCase, block: CaseBlock) -> Iterator[str]:
-    """Where each expected source was served: its 1-based rank among the hits, or not at all."""
+def _first_rank(hits: Sequence[HitLocator], entry: ExpectedSource) -> int | None:
+    """The 0-based rank of the first hit satisfying ``entry``."""
+    return next((index for index, hit in enumerate(hits) if satisfies(hit, entry)), None)
+
+
+def _absent_text(entry: ExpectedSource, absent: frozenset[tuple[str, int]]) -> str:
+    gone = [p for p in entry.paragraphs if (entry.source, p) in absent]
+    if not gone:
+        return ""
+    numbers = ", ".join(str(p) for p in gone)
+    noun = "paragraph" if len(gone) == 1 else "paragraphs"
+    verb = "does" if len(gone) == 1 else "do"
+    return f"; {noun} {numbers} {verb} not exist in {entry.source}"
+
+
+def _source_lines(case: EvalCase, block: CaseBlock, facts: DrilldownFacts) -> Iterator[str]:
+    """Where each expected source was served: its 1-based rank among the hits, or not at all;
+    then the hits that outranked the expected ones (rank, locator, score)."""
     if not case.expected_sources:
         return
     yield "expected sources:"
     passage = block.passage
+    depth = 0
     for entry in case.expected_sources:
         scored = "" if entry.relevance >= 1 else " — not scored"
         label = f"  {entry.source} ({_paragraphs(entry)}, relevance {entry.relevance}{scored})"
         if not isinstance(passage, PassageSearched):
             yield f"{label}: not scored — the passage lane failed"
             continue
-        rank = next(
-            (index for index, hit in enumerate(passage.hits) if satisfies(hit, entry)), None
-        )
+        rank = _first_rank(passage.hits, entry)
         if rank is None:
-            yield f"{label}: not in the top {len(passage.hits)}"
+            if entry.relevance >= 1:
+                depth = len(passage.hits)
+            absent = _absent_text(entry, facts.absent_paragraphs)
+            yield f"{label}: not in the top {len(passage.hits)}{absent}"
         else:
             hit = passage.hits[rank]
+            if entry.relevance >= 1:
+                depth = max(depth, rank)
             yield f"{label}: served at rank {rank + 1} ({hit.source}#{hit.paragraph})"
+    if isinstance(passage, PassageSearched) and depth:
+        yield from _outranking_lines(case, passage.hits[:depth], facts.show_text)
+
+
+def _outranking_lines(
+    case: EvalCase, hits: Sequence[HitLocator], show_text: bool
+) -> Iterator[str]:
+    yield "hits ranked above an expected source:"
+    for rank, hit in enumerate(hits[:HIT_LINE_CAP], start=1):
+        expected = [e.source for e in case.expected_sources if satisfies(hit, e)]
+        mark = f" = expected {', '.join(dict.fromkeys(expected))}" if expected else ""
+        yield f"  {rank}. {hit.source}#{hit.paragraph} (score {hit.score:.4f}){mark}"
+        if show_text and hit.text is not None:
+            text = " ".join(hit.text.split())
+            cut = text if len(text) <= TEXT_CAP else text[: TEXT_CAP - 1] + "…"
+            yield f"     {cut}"
+    if len(hits) > HIT_LINE_CAP:
+        yield f"  ... and {len(hits) - HIT_LINE_CAP} more hit(s)"
 
 
 def _passage_line(block: CaseBlock) -> str:
@@ -100,23 +131,12 @@ def _passage_line(block: CaseBlock) -> str:
     return f"passage lane: failed after {passage.latency_ms} ms: {passage.message}"
 
 
-def _kind_cues(block: CaseBlock, kind: str) -> list[CueResolution]:
-    return [cue for cue in block.structural.cues if cue.kind == kind] if block.structural else []
-
-
-def _missed_names(case: EvalCase, block: CaseBlock, kind: str) -> tuple[list[str], list[str]]:
-    """The declared concepts (``kind`` concept) or labels (``kind`` label) and those missed."""
-    expected = case.expected_concepts if kind == "concept" else case.expected_labels
-    covered = names_covered(expected, _kind_cues(block, kind), kind)
-    return expected, [name for name, hit in zip(expected, covered, strict=True) if not hit]
-
-
 def _names_lines(case: EvalCase, block: CaseBlock, kind: str) -> Iterator[str]:
     """Missed concepts or labels, and the cues of that kind that errored."""
-    expected, missing = _missed_names(case, block, kind)
+    expected, missing = missed_names(case, block, kind)
     if not expected or block.structural is None:
         return
-    cues = _kind_cues(block, kind)
+    cues = kind_cues(block, kind)
     yield f"{kind}s: {len(expected) - len(missing)} of {len(expected)} resolved"
     tried = ", ".join(cue.cue for cue in cues)
     for name in missing:
@@ -164,10 +184,18 @@ def _association_lines(block: CaseBlock) -> Iterator[str]:
         )
 
 
+def _section_name(name: str | None) -> str:
+    return "outside every section" if name is None else f"'{name}'"
+
+
 def _section(check: SectionCheck) -> str:
+    if isinstance(check, SectionMismatched) and check.served is not None:
+        return (
+            f"section mismatched (expected {_section_name(check.expected)}, "
+            f"served {_section_name(check.served.name)})"
+        )
     if isinstance(check, SectionMatched | SectionMismatched):
-        expected = "outside every section" if check.expected is None else f"'{check.expected}'"
-        return f"section {check.check} (expected {expected})"
+        return f"section {check.check} (expected {_section_name(check.expected)})"
     return "section not checked"
 
 
@@ -190,99 +218,6 @@ def _citation_lines(block: CaseBlock) -> Iterator[str]:
         yield f"  ({check.source}, {check.paragraph}): {_check_outcome(check)}"
 
 
-def _missed_sources(case: EvalCase, block: CaseBlock) -> list[ExpectedSource]:
-    passage = block.passage
-    hits = passage.hits if isinstance(passage, PassageSearched) else []
-    return [
-        entry for entry in case.expected_sources
-        if entry.relevance >= 1 and not any(satisfies(hit, entry) for hit in hits)
-    ]
-
-
-def _printed_search_body(case: EvalCase) -> dict[str, Any]:
-    """The passage lane's search body, its floor printed as its 32-bit text (§4.1)."""
-    return search_body(case, floor_type=Float32)
-
-
-def _explain_search(case: EvalCase, context: str, source: str, paragraph: int | None) -> str:
-    body = _printed_search_body(case)
-    target: dict[str, Any] = {"query": body.pop("query"), "source": source}
-    if paragraph is not None:
-        target["paragraph"] = paragraph
-    return _request(context, "sources/search/explain", target | body)
-
-
-def _passage_requests(case: EvalCase, block: CaseBlock, context: str) -> Iterator[str]:
-    yield _request(context, "sources/search", _printed_search_body(case))
-    for entry in _missed_sources(case, block):
-        paragraphs: list[int | None] = [*entry.paragraphs] or [None]
-        for paragraph in paragraphs:
-            yield _explain_search(case, context, entry.source, paragraph)
-
-
-def _resolve_requests(case: EvalCase, block: CaseBlock, context: str, kind: str) -> Iterator[str]:
-    """Per missed name and cue: the resolve call the lane made, then its explain call."""
-    route = "resolve" if kind == "concept" else "resolve_label"
-    for name in _missed_names(case, block, kind)[1]:
-        for cue in list(case.cues) or [case.query]:
-            body = resolve_body(cue)
-            yield _request(context, route, body)
-            explain = {"cue": body["cue"], "expected": name, "limit": body["limit"]}
-            yield _request(context, f"{route}/explain", explain)
-
-
-def _association_requests(block: CaseBlock, context: str) -> Iterator[str]:
-    probes = block.structural.associations if block.structural is not None else []
-    for probe in probes:
-        if association_covered(probe):
-            continue
-        pinned = [probe.subject, probe.label, probe.object]
-        if all(isinstance(position, PositionResolved) for position in pinned):
-            subject, label, object_ = (
-                position.name for position in pinned if isinstance(position, PositionResolved)
-            )
-            yield _request(context, "query", query_body(subject, label, object_))
-            continue
-        for route, cue, position in (
-            ("resolve", probe.subject_cue, probe.subject),
-            ("resolve_label", probe.label_cue, probe.label),
-            ("resolve", probe.object_cue, probe.object),
-        ):
-            if not isinstance(position, PositionResolved):
-                yield _request(context, route, resolve_body(cue))
-
-
-def _citation_requests(
-    case: EvalCase, block: CaseBlock, context: str, metric: str
-) -> Iterator[str]:
-    checks = block.citations.checks if block.citations is not None else []
-    for check in checks:
-        if metric == "citations.recall" and not check.served:
-            yield _explain_search(case, context, check.source, check.paragraph)
-        if metric == "citations.locator_validity" and not is_valid(check):
-            yield _request(context, "citations", citation_body(check.source, check.paragraph))
-
-
-def reproduction_requests(
-    case: EvalCase, block: CaseBlock, metrics: set[str], context: str
-) -> list[str]:
-    """The requests behind ``metrics`` (the violated ones, or those a case fell short on),
-    each once, in lane order."""
-    requests: list[str] = []
-    if metrics & SEARCHED_METRICS:
-        requests += _passage_requests(case, block, context)
-    if "coverage.concepts" in metrics:
-        requests += _resolve_requests(case, block, context, "concept")
-    if "coverage.labels" in metrics:
-        requests += _resolve_requests(case, block, context, "label")
-    if "coverage.associations" in metrics:
-        requests += _association_requests(block, context)
-    for metric in ("citations.recall", "citations.locator_validity"):
-        if metric in metrics:
-            requests += _citation_requests(case, block, context, metric)
-    return list(dict.fromkeys(requests))
-
-
 def _origin(item: CaseViolation) -> str:
     """`` (bound from …)`` after a violated bound; nothing when the thresholds file that set
     it is not at hand (a report rendered from a saved artifact)."""
@@ -300,16 +235,20 @@ def render_drilldown(
     violations: Sequence[CaseViolation],
     context: str,
     eval_path: str,
+    facts: DrilldownFacts | None = None,
 ) -> str:
     """The failure text of one case (no trailing newline).
 
     Sections, each only when it applies: header with ``<eval_path>:<line>``; the query; each
     violated bound (``<metric>: <reason> (bound from cases.default | cases.overrides.<id>)``,
     without the parenthesis when the origin is ``None``);
-    the passage outcome and every expected source's 1-based rank or ``not in the top k``;
-    missed concepts and labels; missed associations with each position's outcome; every
-    citation check (served / resolved / section / quote); the reproduction requests.
+    the passage outcome and every expected source's 1-based rank or ``not in the top k`` (and
+    whether an expected paragraph exists at all), then the hits ranked above the deepest
+    expectation; missed concepts and labels; missed associations with each position's outcome;
+    every citation check (served / resolved / section / quote); the reproduction requests and
+    where to send them.
     """
+    facts = facts or DrilldownFacts(ServerTarget(masked_url=None))
     lines = [
         f"taguru case '{case.case_id}' broke {len(violations)} case-scoped threshold(s) "
         f"at {eval_path}:{case.line}",
@@ -321,14 +260,14 @@ def render_drilldown(
         for item in violations
     ]
     lines.append(_passage_line(block))
-    lines += _source_lines(case, block)
+    lines += _source_lines(case, block, facts)
     lines += _names_lines(case, block, "concept")
     lines += _names_lines(case, block, "label")
     lines += _association_lines(block)
     lines += _citation_lines(block)
-    violated = {item.violation.metric for item in violations}
-    requests = reproduction_requests(case, block, violated, context)
+    metrics = {item.violation.metric for item in violations}
+    requests = reproduction_requests(case, block, metrics, context, facts.absent_paragraphs)
     if requests:
-        lines.append("reproduce:")
+        lines.append(facts.server.heading() if facts.server.masked_url else "reproduce:")
         lines += [f"  {request}" for request in requests]
     return "\n".join(lines)

@@ -34,10 +34,18 @@ def gate_summary_lines(report: GateReport) -> list[str]:
     PASS: one line, nothing else (not even skips). FAIL: the count line, every non-case
     violation (aggregate, then corpus — uncapped), the first ``CASE_LINE_CAP`` case lines,
     ``... and K more`` when there are more, then the skip count when anything was skipped.
+    Either way a partial run whose aggregate bounds were not judged ends with a line saying so.
     """
     digest = report.sha256[:12]
+    not_judged = []
+    if report.aggregate_skipped is not None:
+        # pytest-taguru's own line (a partial run): which bounds the verdict did not cover.
+        not_judged.append(
+            f"  thresholds: aggregate bounds not judged: {report.aggregate_skipped}; "
+            "--taguru-gate-partial judges them on the subset"
+        )
     if report.passed:
-        return [f"  thresholds: PASS (sha256 {digest}…)"]
+        return [f"  thresholds: PASS (sha256 {digest}…)", *not_judged]
     violations = report.violations or []
     lines = [f"  thresholds: FAIL — {len(violations)} violation(s) (sha256 {digest}…)"]
     lines += [f"    [{v.scope}] {v.metric}: {v.reason}" for v in violations if v.scope != "case"]
@@ -49,7 +57,7 @@ def gate_summary_lines(report: GateReport) -> list[str]:
         lines.append(
             f"  {len(report.skipped)} case-scoped threshold(s) skipped as not applicable"
         )
-    return lines
+    return [*lines, *not_judged]
 
 
 # --- GitHub Actions --------------------------------------------------------------------------
@@ -134,6 +142,8 @@ def step_summary_markdown(
     verdict = "PASS" if report.passed else "FAIL"
     out = [f"### taguru thresholds: {verdict}", ""]
     facts = [f"{len(violations)} violation(s)", f"sha256 `{report.sha256[:12]}…`"]
+    if report.aggregate_skipped is not None:
+        facts.append(f"aggregate bounds not judged: {cell(report.aggregate_skipped)}")
     if report.skipped:
         facts.append(f"{len(report.skipped)} case-scoped threshold(s) skipped as not applicable")
     out += [" · ".join(facts), ""]
@@ -144,6 +154,8 @@ def step_summary_markdown(
             bound = file.aggregate[metric]
             value = evaluation.headline(metric)
             result = "❌ fail" if metric in failed_aggregates else "✅ pass"
+            if report.aggregate_skipped is not None:
+                result = "⏭ not judged"
             observed = "n=0" if value is None else _fixed(value)
             out.append(
                 f"| {code(metric)} | {observed} | {_fixed(bound.min)} | {_fixed(bound.max)} "

@@ -10,34 +10,38 @@ from dataclasses import dataclass, field
 import pytest
 
 from pytest_taguru.artifact.case import CaseBlock, dump_case_block
+from pytest_taguru.gate.results import first_of, violation_line
 from pytest_taguru.gate.thresholds import Thresholds, case_violations
-from pytest_taguru.report.drilldown import render_drilldown
-from pytest_taguru.run.client import TaguruClient
+from pytest_taguru.report.drilldown import DrilldownFacts, render_drilldown
+from pytest_taguru.report.reproduce import ServerTarget, missed_sources
+from pytest_taguru.run.client import CallFailed, TaguruClient
 from pytest_taguru.run.dataset import EvalCase, EvalSet
 from pytest_taguru.run.lanes.assembly import RunShape, run_case_lanes
+from pytest_taguru.run.lanes.request_bodies import citation_body
 from pytest_taguru.run.settings import Settings
 from pytest_taguru.score.case import build_case_block
 from pytest_taguru.score.registry import CASE_SCORES, case_value
 
 
 class CaseRegression(Exception):
-    """A case broke a case-scoped bound; ``drilldown`` is the text the report shows."""
+    """A case broke a case-scoped bound: ``drilldown`` is the text the report shows,
+    ``headline`` its first violation (the short summary's line)."""
 
-    def __init__(self, drilldown: str) -> None:
-        super().__init__(drilldown)
+    def __init__(self, drilldown: str, headline: str) -> None:
+        super().__init__(headline)
         self.drilldown = drilldown
+        self.headline = headline
 
 
 def scalar_scores(block: CaseBlock) -> list[tuple[str, float]]:
     """A case's per-case scores (``registry.CASE_SCORES``), for verbose output and JUnit XML
     ``<properties>``.
 
-    A negative zero (an unmatched nDCG, as taguru computes it) is shown as ``0``: these are
-    display texts, not the artifact.
+    Names are the thresholds file's (``recall.mrr``). A negative zero (an unmatched nDCG, as
+    taguru computes it) is shown as ``0``: these are display texts, not the artifact.
     """
     return [
-        # Today's display names drop the ``recall.`` family prefix (``recall_at_k``, ``mrr``).
-        (name.removeprefix("recall."), value + 0.0)
+        (name, value + 0.0)
         for name in CASE_SCORES
         if (value := case_value(block, name)) is not None
     ]
@@ -66,8 +70,9 @@ class CaseRunner:
         return build_case_block(case, lanes, evidence=outcome.evidence, budget=outcome.budget)
 
     def scalar_properties(self, block: CaseBlock) -> list[tuple[str, object]]:
-        """JUnit XML ``<properties>`` of a case: its scalar scores, never corpus text."""
-        return [(f"taguru.{name}", f"{value:.6f}") for name, value in scalar_scores(block)]
+        """JUnit XML ``<properties>`` of a case: its scalar scores by metric name, never corpus
+        text."""
+        return [(name, f"{value:.6f}") for name, value in scalar_scores(block)]
 
     @staticmethod
     def status_text(block: CaseBlock) -> str:
@@ -92,8 +97,29 @@ class CaseRunner:
                     violations=violations,
                     context=self.settings.context,
                     eval_path=self.settings.eval_path,
-                )
+                    facts=self.drilldown_facts(case, block),
+                ),
+                first_of([violation_line(item.violation) for item in violations]),
             )
+
+    def drilldown_facts(self, case: EvalCase, block: CaseBlock) -> DrilldownFacts:
+        """What the drill-down of a failed case needs beyond its block: where its requests
+        go, and which missed expected paragraphs do not exist at all (one ``citations`` call
+        each, answered ``no_paragraph``; made only for a failed case)."""
+        settings = self.settings
+        absent: set[tuple[str, int]] = set()
+        for entry in missed_sources(case, block):
+            for paragraph in entry.paragraphs:
+                body = citation_body(entry.source, paragraph)
+                try:
+                    self.client.post_json(["contexts", settings.context, "citations"], body)
+                except CallFailed as failure:
+                    if failure.not_found and failure.code == "no_paragraph":
+                        absent.add((entry.source, paragraph))
+        server = ServerTarget(
+            settings.masked_url, settings.serve_import, token=settings.token is not None
+        )
+        return DrilldownFacts(server, frozenset(absent), show_text=settings.show_text)
 
     def close(self) -> None:
         if self._client is not None:

@@ -2,7 +2,8 @@
 
 Only the controller (a plain pytest process, or the pytest-xdist controller) holds a
 ``RunController``. It knows nothing about pytest beyond the exit statuses it is handed: the
-plugin feeds it reports and asks it for the final status.
+plugin feeds it reports, reports its gate results and asks it for the final status. What a
+partial run means is ``run.partial``'s policy; the run-level verdicts are ``gate.results``.
 """
 
 import io
@@ -10,32 +11,35 @@ import os
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from typing import TYPE_CHECKING, TextIO
 
 from pytest_taguru.artifact.case import CaseBlock, load_case_block
-from pytest_taguru.artifact.evaluation import (
-    ARTIFACT_VERSION,
-    Corpus,
-    EmbeddingsRecord,
-    EvalInput,
-    Evaluation,
-    Inputs,
-    RevisionRecord,
-    render,
-    write_atomic,
-)
+from pytest_taguru.artifact.evaluation import Evaluation, probe_writable, render, write_atomic
 from pytest_taguru.core.textfile import os_error_text
-from pytest_taguru.errors import ConfigFileError, RunError, TaguruError, UsageError
+from pytest_taguru.errors import (
+    ConfigFileError,
+    RunError,
+    TaguruError,
+    UnreachableError,
+    UsageError,
+)
+from pytest_taguru.gate.results import (
+    FinishedRun,
+    GateResult,
+    GateSource,
+    ThresholdsGate,
+    not_judged,
+)
 from pytest_taguru.gate.thresholds import GateReport, Thresholds, evaluate_gate
 from pytest_taguru.report.gate import gate_summary_lines, publish_github
 from pytest_taguru.report.summary import REPORT_ONLY_NOTICE, summary_lines
 from pytest_taguru.run.client import TaguruClient
-from pytest_taguru.run.dataset import DEFAULT_LIMIT, RESOLVE_LIMIT, EvalSet
-from pytest_taguru.run.lanes.assembly import RunShape
-from pytest_taguru.run.preflight import ContextFacts, PreflightFacts, reread_context, run_preflight
+from pytest_taguru.run.dataset import EvalSet
+from pytest_taguru.run.finish import build_evaluation, ordered_blocks, partial_run_warning
+from pytest_taguru.run.partial import PartialRunPolicy, RunCoverage
+from pytest_taguru.run.preflight import PreflightFacts, reread_context, run_preflight
 from pytest_taguru.run.settings import Settings
-from pytest_taguru.score.metrics import build_metrics, definitions
+from pytest_taguru.run.waiting import waiting_notice
 from pytest_taguru.score.summary import run_summary
 
 if TYPE_CHECKING:
@@ -49,24 +53,28 @@ COMPLETED_SESSION = (PYTEST_OK, PYTEST_FAILED, PYTEST_NO_TESTS)
 """pytest statuses of a session that ran to its end; only these finish the evaluation."""
 
 
+PREFIX = "taguru: evaluate: "
+
+
 def error_line(error: TaguruError) -> str:
     """The stderr line of an error that ends the run: ``taguru: evaluate: <message>``, or
     taguru's generic ``taguru: <message>`` for a config-file error (evaluate-run.md §1.3)."""
     if isinstance(error, ConfigFileError):
         return f"taguru: {error.message}"
-    return f"taguru: evaluate: {error.message}"
+    return f"{PREFIX}{error.message}"
 
 
 def error_lines(error: TaguruError) -> list[str]:
     """The error's own line, then its hints (``taguru: evaluate: hint: …``)."""
-    return [error_line(error), *(f"taguru: evaluate: hint: {hint}" for hint in error.hints)]
+    return [error_line(error), *(f"{PREFIX}hint: {hint}" for hint in error.hints)]
 
 
 @dataclass(frozen=True)
 class Outcome:
-    """What the finish produced: the artifact, the gate verdict and the lines to print."""
+    """What the finish produced: the artifact (None when no case ran), the thresholds verdict
+    and the lines to print."""
 
-    evaluation: Evaluation
+    evaluation: Evaluation | None
     gate: GateReport | None
     lines: list[str]
     annotations: list[str]
@@ -109,10 +117,37 @@ class RunController:
     other_failures: int = 0
     outcome: Outcome | None = None
     error_status: int | None = None
+    gate_sources: list[GateSource] = field(default_factory=list)
+    gate_results: list[GateResult] = field(default_factory=list)
+    interruption: str | None = None
+    """How the session was interrupted (``Ctrl-C``, ``pytest.exit``), when it was."""
+
+    def __post_init__(self) -> None:
+        if self.thresholds is not None:
+            self.add_gate_source(ThresholdsGate(bounded=sorted(self.thresholds.file.aggregate)))
 
     @property
     def started(self) -> bool:
         return self.preflight is not None
+
+    @property
+    def policy(self) -> PartialRunPolicy:
+        settings = self.settings
+        return PartialRunPolicy(settings.out, settings.typed_flags, settings.gate_partial)
+
+    def add_gate_source(self, source: GateSource) -> None:
+        """Report one more run-level verdict as a test result (call before the run starts)."""
+        self.gate_sources.append(source)
+
+    def coverage(self) -> RunCoverage:
+        return RunCoverage(len(self.eval_set.cases), len(self.blocks))
+
+    def output_paths(self) -> list[str]:
+        """Every file the run will write (a partial run's go beside the configured ones)."""
+        paths = [self.settings.out]
+        if self.settings.html is not None:
+            paths.append(self.settings.html)
+        return paths
 
     def _client(self) -> TaguruClient:
         assert self.settings.base_url is not None
@@ -121,27 +156,54 @@ class RunController:
     # --- start -------------------------------------------------------------------------------
 
     def start(self) -> Settings:
-        """Embedded server (if any), then preflight, once, before any case runs.
+        """Output paths, embedded server (if any), then preflight, once, before any case runs.
 
         Returns the settings the cases must use (the embedded server's URL filled in).
-        Raises ``TaguruError``.
+        Raises ``TaguruError``; the embedded server is stopped again on any failure.
         """
         for line in self.startup_lines:
             print(line, file=self.stderr)
-        if self.settings.serve_import is not None:
-            self.server = start_embedded_server(
-                self.settings.serve_import, self.settings.token_value
-            )
-            for note in self.server.import_notes:
-                print(f"taguru: evaluate: warning: {note}", file=self.stderr)
-            self.settings = self.settings.with_base_url(self.server.url)
-        print(f"evaluate → {self.settings.masked_url}", file=self.stderr)
-        client = self._client()
         try:
-            self.preflight = run_preflight(client, self.settings, self.eval_set, stderr=self.stderr)
-        finally:
-            client.close()
+            self._check_outputs()
+            if self.settings.serve_import is not None:
+                starting = f"the embedded server to load {self.settings.serve_import}"
+                with waiting_notice(self.stderr, starting):
+                    self.server = start_embedded_server(
+                        self.settings.serve_import, self.settings.token_value
+                    )
+                for note in self.server.import_notes:
+                    print(f"{PREFIX}warning: {note}", file=self.stderr)
+                self.settings = self.settings.with_base_url(self.server.url)
+            print(f"evaluate → {self.settings.masked_url}", file=self.stderr)
+            client = self._client()
+            try:
+                self.preflight = run_preflight(
+                    client, self.settings, self.eval_set, stderr=self.stderr
+                )
+            finally:
+                client.close()
+        except UnreachableError as error:
+            self.stop()
+            if self.settings.address_hint is not None:
+                error.hints.append(self.settings.address_hint)
+            raise
+        except KeyboardInterrupt:
+            self.stop()
+            raise RunError(
+                "interrupted (Ctrl-C) before the first case; nothing was run or written"
+            ) from None
+        except BaseException:
+            self.stop()
+            raise
         return self.settings
+
+    def _check_outputs(self) -> None:
+        """Every output path must be writable before the first case runs (exit 1)."""
+        for path in self.output_paths():
+            try:
+                probe_writable(path)
+            except OSError as error:
+                raise RunError(f"writing {path}: {os_error_text(error)}") from error
 
     def stop(self) -> None:
         if self.server is not None:
@@ -163,42 +225,38 @@ class RunController:
 
     # --- finish ------------------------------------------------------------------------------
 
-    def ordered_blocks(self) -> list[CaseBlock]:
-        """The blocks that came back, in dataset order (workers finish in any order)."""
-        return [self.blocks[c.case_id] for c in self.eval_set.cases if c.case_id in self.blocks]
-
-    def partial_run_warning(self) -> str | None:
-        """The ``warnings[]`` entry (and summary line) of a run that left dataset cases out."""
-        missing = len(self.eval_set.cases) - len(self.blocks)
-        if missing <= 0:
-            return None
-        return (
-            f"{missing} of {len(self.eval_set.cases)} dataset case(s) did not run (deselected, "
-            "skipped, not reached after -x/--maxfail, or lost with a crashed worker); the "
-            f"artifact holds the {len(self.blocks)} that ran"
-        )
-
     def finish(self) -> None:
-        """Re-read the context, aggregate, gate and write the artifact (raises TaguruError)."""
+        """Re-read the context, aggregate, gate and write the artifact where the partial-run
+        policy says, then judge the gate results (raises TaguruError)."""
         assert self.preflight is not None
+        coverage = self.coverage()
+        path = self.policy.artifact_path(coverage)
+        if path is None:
+            self._finish_empty(coverage)
+            return
         client = self._client()
         try:
-            after = reread_context(client, self.settings.context)
+            with waiting_notice(self.stderr, f"GET /contexts/{self.settings.context}"):
+                after = reread_context(client, self.settings.context)
         finally:
             client.close()
-        evaluation = self._build_evaluation(self.preflight, after)
+        cases = ordered_blocks(self.eval_set, self.blocks)
+        evaluation = build_evaluation(
+            self.settings, self.eval_set, cases, self.preflight, after, out=path
+        )
         gate = None
         if self.thresholds is not None:
-            gate = evaluate_gate(self.thresholds, evaluation)
+            skipped = None if self.policy.judges_aggregates(coverage) else coverage.describe()
+            gate = evaluate_gate(self.thresholds, evaluation, aggregate_skipped=skipped)
             evaluation = evaluation.model_copy(update={"thresholds": gate.to_block()})
         try:
-            write_atomic(self.settings.out, render(evaluation))
+            write_atomic(path, render(evaluation))
         except OSError as error:
-            raise RunError(f"writing {self.settings.out}: {os_error_text(error)}") from error
+            raise RunError(f"writing {path}: {os_error_text(error)}") from error
         lines = summary_lines(
             evaluation,
             run_summary(evaluation.cases),
-            partial_run_warning=self.partial_run_warning(),
+            partial_run_warning=partial_run_warning(coverage.dataset_cases, coverage.ran_cases),
         )
         annotations: list[str] = []
         if gate is not None and self.thresholds is not None:
@@ -215,9 +273,12 @@ class RunController:
             )
             annotations = stream.getvalue().splitlines()
         self.outcome = Outcome(evaluation, gate, lines, annotations)
-        if self.settings.html is not None:
-            self._write_report(evaluation, self.settings.html)
-            lines.append(f"  wrote {self.settings.html} (HTML report)")
+        finished = FinishedRun(evaluation, coverage, gate, path)
+        self.gate_results = [source.judge(finished) for source in self.gate_sources]
+        html = self.policy.output_path(self.settings.html, "html", coverage)
+        if html is not None:
+            self._write_report(evaluation, path, html)
+            lines.append(f"  wrote {html} (HTML report)")
 
     def session_notes(self) -> tuple[str, ...]:
         """What the HTML report must say that the artifact does not: ordinary tests (or
@@ -229,7 +290,7 @@ class RunController:
             "failed in this pytest session: it exits 1, whatever the gate says.",
         )
 
-    def _write_report(self, evaluation: Evaluation, path: str) -> None:
+    def _write_report(self, evaluation: Evaluation, artifact: str, path: str) -> None:
         """The HTML report of the finished run (after the artifact: its summary still prints
         when this fails, and the run then exits 1)."""
         from pytest_taguru.report.html.island import ReportInputs
@@ -237,7 +298,7 @@ class RunController:
 
         inputs = ReportInputs(
             evaluation,
-            self.settings.out,
+            artifact,
             self.eval_set,
             eval_href=eval_href(self.settings.eval_path, path),
             session_notes=self.session_notes(),
@@ -247,50 +308,14 @@ class RunController:
         except OSError as error:
             raise RunError(f"writing {path}: {os_error_text(error)}") from error
 
-    def _build_evaluation(self, before: PreflightFacts, after: ContextFacts) -> Evaluation:
-        assert self.settings.masked_url is not None
-        cases = self.ordered_blocks()
-        shape = RunShape.from_settings(self.settings)
-        warnings = shape.filter_warnings(self.eval_set.cases)
-        partial = self.partial_run_warning()
-        if partial is not None:
-            warnings.append(partial)
-        return Evaluation(
-            taguru_evaluation=ARTIFACT_VERSION,
-            generated_at=datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
-            inputs=Inputs(
-                eval=EvalInput(
-                    path=self.settings.eval_path,
-                    name=self.eval_set.name,
-                    cases=len(self.eval_set.cases),
-                ),
-                context=self.settings.context,
-                url=self.settings.masked_url,
-                out=self.settings.out,
-                default_limit=DEFAULT_LIMIT,
-                resolve_limit=RESOLVE_LIMIT,
-                mode=shape.mode,
-                budget=shape.budget_input,
-                rerank=shape.rerank,
-            ),
-            corpus=Corpus(
-                revision_before=RevisionRecord(**before.context.revision.model_dump()),
-                revision_after=RevisionRecord(**after.revision.model_dump()),
-                stable=before.context.revision == after.revision,
-                last_write_epoch_before=before.context.last_write_epoch,
-                last_write_epoch_after=after.last_write_epoch,
-                embeddings=(
-                    EmbeddingsRecord(provider_model=before.provider_model)
-                    if before.embeddings_read
-                    else None
-                ),
-                sources_count=before.sources_count,
-            ),
-            definitions=definitions(),
-            warnings=warnings or None,
-            cases=cases,
-            metrics=build_metrics(cases, rerank_requested=shape.rerank_requested),
-        )
+    def _finish_empty(self, coverage: RunCoverage) -> None:
+        """No dataset case ran: nothing to aggregate, judge or write (exit 5)."""
+        reason = coverage.describe()
+        line = f"  taguru evaluate: {reason}; nothing was written ({self.settings.out} untouched)"
+        self.outcome = Outcome(None, None, [line], [])
+        self.gate_results = [
+            GateResult(source.name, "skipped", reason) for source in self.gate_sources
+        ]
 
     # --- errors and exit status --------------------------------------------------------------
 
@@ -301,6 +326,10 @@ class RunController:
         self.error_status = error.exit_code
         return error.exit_code
 
+    def note_interruption(self, how: str) -> None:
+        """The session was interrupted (``Ctrl-C`` or ``pytest.exit``); said in the finish."""
+        self.interruption = how
+
     def conclude(self, pytest_status: int) -> int:
         """End of the session: finish the evaluation if it started and the session ran to its
         end (an interrupted or broken session writes no artifact), then the exit status."""
@@ -310,9 +339,19 @@ class RunController:
                     self.finish()
                 except TaguruError as error:
                     self.fail(error)
+                    self.gate_results = [
+                        not_judged(source.name, error.message) for source in self.gate_sources
+                    ]
+            elif self.interruption is not None:
+                print(
+                    f"{PREFIX}interrupted ({self.interruption}) after "
+                    f"{len(self.blocks)} of {len(self.eval_set.cases)} case(s); "
+                    f"{self.settings.out} was not written",
+                    file=self.stderr,
+                )
             else:
                 print(
-                    f"taguru: evaluate: the pytest session did not complete (status "
+                    f"{PREFIX}the pytest session did not complete (status "
                     f"{pytest_status}); {self.settings.out} was not written",
                     file=self.stderr,
                 )
@@ -321,7 +360,8 @@ class RunController:
     def exit_status(self, pytest_status: int) -> int:
         """The session's exit status, by precedence: usage or input error 2 > the run could
         not complete, or any failure other than a case regression 1 > quality regression
-        (``regression_exit_code``, 3 by default) > pytest's "no tests ran" 5 > 0."""
+        (``regression_exit_code``, 3 by default: a case bound, or a failed gate result) > no
+        dataset case ran, or pytest's "no tests ran" 5 > 0."""
         if self.error_status is not None:
             return self.error_status
         if pytest_status == PYTEST_USAGE:
@@ -330,19 +370,18 @@ class RunController:
             return 1
         if pytest_status == PYTEST_FAILED and not self.regressions:
             return 1  # pytest counted a failure that no report attributed to a case bound
-        gate_failed = (
-            self.outcome is not None
-            and self.outcome.gate is not None
-            and not (self.outcome.gate.passed)
-        )
+        gate_failed = any(result.status == "failed" for result in self.gate_results)
         if self.regressions or gate_failed:
             return self.settings.regression_exit_code
+        policy_status = self.policy.exit_status(self.coverage()) if self.started else None
+        if policy_status is not None:
+            return policy_status
         if pytest_status == PYTEST_NO_TESTS:
             return PYTEST_NO_TESTS
         return 0
 
     def closing_notice(self) -> str | None:
         """The stderr line after a completed report-only run."""
-        if self.outcome is None or self.thresholds is not None:
+        if self.outcome is None or self.outcome.evaluation is None or self.thresholds is not None:
             return None
         return REPORT_ONLY_NOTICE

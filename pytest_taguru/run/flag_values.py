@@ -45,7 +45,11 @@ class RawOptions:
     rerank: str | None = None
     serve_import: str | None = None
     regression_exit_code: str | None = None
+    gate_partial: bool = False
+    show_text: bool = False
     flag_prefix: str = PLUGIN_FLAG_PREFIX
+    typed: frozenset[str] = frozenset()
+    """The names of the flags typed on the command line (the rest came from the ini file)."""
 
     def flag(self, name: str) -> str:
         """The spelled-out flag, e.g. ``flag("max-items")`` → ``--taguru-max-items``."""
@@ -57,13 +61,14 @@ class RawOptions:
         return given
 
 
-def raw_options(values: FlagValues) -> RawOptions:
-    """The flag values (``flags.given_flags``) as ``RawOptions``."""
+def raw_options(values: FlagValues, typed: frozenset[str] = frozenset()) -> RawOptions:
+    """The flag values (``flags.given_flags``) as ``RawOptions``; ``typed`` names the flags
+    typed on the command line (``flags.typed_flags``)."""
     given: dict[str, Any] = {}
     for spec in OPTION_SPECS:
         value = values[spec.dest]
         given[spec.attribute] = bool(value) if spec.metavar is None else value
-    return RawOptions(**given)
+    return RawOptions(**given, typed=typed)
 
 
 # ---------------------------------------------------------------- value parsers

@@ -8,6 +8,7 @@ Specification: ``evaluate-run.md`` §3.1, §3.3; ``server-wire.md`` §2.0.
 """
 
 from collections.abc import Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any, Protocol, TextIO
 
@@ -18,9 +19,10 @@ from pytest_taguru.core.serde import SerdeError, read_json
 from pytest_taguru.core.suggest import did_you_mean
 from pytest_taguru.core.text import trim
 from pytest_taguru.core.wire import ContextEntry, Revision
-from pytest_taguru.errors import RunError, UsageError
+from pytest_taguru.errors import RunError, UnreachableError, UsageError
 from pytest_taguru.run.client import CallFailed, TaguruClient, decode_error_text
 from pytest_taguru.run.dataset import EvalSet
+from pytest_taguru.run.waiting import waiting_notice
 
 CLI_VERSION = "0.9.3"
 """The taguru version whose evaluator this plugin reproduces; the skew probe compares to it."""
@@ -249,21 +251,29 @@ def run_preflight(
     caller's one error line completes the list.
     """
     context = settings.context
-    probe = client.skew_probe()
+
+    def step(what: str) -> AbstractContextManager[None]:
+        return waiting_notice(stderr, f"{what} at {settings.masked_url}")
+
+    with step("GET /health"):
+        probe = client.skew_probe()
     if probe is not None:
         warning = skew_warning(client.base_url, cli_version, probe)
         if warning is not None:
             print(warning, file=stderr)
     try:
-        client.health()
+        with step("GET /health"):
+            client.health()
     except CallFailed as failure:
-        raise RunError(
+        raise UnreachableError(
             f"server at {settings.masked_url} is not reachable: {failure.message}"
         ) from failure
-    facts = read_context_entry(client, context)
+    with step(f"GET /contexts/{context}"):
+        facts = read_context_entry(client, context)
     embeddings_read = True
     try:
-        provider_model = read_provider_model(client, context)
+        with step(f"GET /contexts/{context}/embeddings"):
+            provider_model = read_provider_model(client, context)
     except CallFailed as failure:
         print(
             f"{_PREFIX}{context}: could not read embedding status (recording none): "
@@ -271,7 +281,8 @@ def run_preflight(
             file=stderr,
         )
         embeddings_read, provider_model = False, None
-    sources = list_sources(client, context)
+    with step(f"GET /contexts/{context}/sources"):
+        sources = list_sources(client, context)
     missing = missing_source_lines(eval_set, context, sources)
     if missing:
         refusal = UsageError(_print_all_but_last(missing, stderr))

@@ -71,6 +71,25 @@ def _parse_url(url: str) -> Any:
         return None
 
 
+def address_hint(url_flag: str, url: str | None, environ: Mapping[str, str]) -> str | None:
+    """What to type instead of a server address taguru resolves by its rules but that was
+    probably meant otherwise (§1.3 note, §1.4): a scheme-less ``--url`` value (``localhost:8248``
+    parses with scheme ``localhost``; ``127.0.0.1:8248`` does not parse), or a URL in
+    ``TAGURU_ADDR``, which takes ``host:port``."""
+    if url is not None:
+        if "://" in url:
+            return None
+        return f"{url_flag} {url}: did you mean http://{url}?"
+    address = environ.get("TAGURU_ADDR")
+    if address is None or "://" not in address:
+        return None
+    host_port = address.split("://", 1)[1].rstrip("/")
+    return (
+        f"TAGURU_ADDR takes host:port, not a URL — did you mean TAGURU_ADDR={host_port} "
+        f"(or {url_flag} {address})?"
+    )
+
+
 def check_base_url(base_url: str, url_flag: str = "--url") -> None:
     """Steps 8-9: refuse userinfo (when the URL parses), then an unparsable URL (WHATWG)."""
     parsed = _parse_url(base_url)

@@ -30,6 +30,7 @@ from pytest_taguru.run.flag_values import (
     parse_positive_int,
 )
 from pytest_taguru.run.server_access import (
+    address_hint,
     bearer_token,
     check_base_url,
     default_base_url,
@@ -62,6 +63,12 @@ class Settings(BaseModel):
     config_notes: tuple[str, ...] = ()
     """``taguru: config: …`` lines for stderr, in file order (§1.4)."""
     regression_exit_code: int = DEFAULT_REGRESSION_EXIT_CODE
+    address_hint: str | None = None
+    """What to type instead when the server cannot be reached (``server_access.address_hint``)."""
+    typed_flags: frozenset[str] = frozenset()
+    """The flags typed on the command line (the partial-run policy writes to a typed path)."""
+    gate_partial: bool = False
+    show_text: bool = False
 
     @property
     def has_budget(self) -> bool:
@@ -101,6 +108,7 @@ def resolve_settings(
     config = load_config_file(config_path, environ) if config_path is not None else None
     env = environ if config is None else config.environ
     base_url: str | None = None
+    hint = None if raw.serve_import is not None else address_hint(raw.flag("url"), raw.url, env)
     if raw.serve_import is None:
         try:
             base_url = raw.url.rstrip("/") if raw.url is not None else default_base_url(env)
@@ -108,6 +116,7 @@ def resolve_settings(
         except UsageError as error:
             # The file's notes are printed before the URL error, as taguru prints them.
             error.preceding = [*error.preceding, *(() if config is None else config.notes)]
+            error.hints = [] if hint is None else [hint]
             raise
     token = bearer_token(env)
 
@@ -136,4 +145,8 @@ def resolve_settings(
             if exit_code is None
             else parse_exit_code(exit_code, raw.flag("regression-exit-code"))
         ),
+        address_hint=hint,
+        typed_flags=raw.typed,
+        gate_partial=raw.gate_partial,
+        show_text=raw.show_text,
     )

@@ -43,6 +43,9 @@ from pytest_taguru.score.shapes import distribution, ratio, share
 
 Unit = Literal["ms", "ratio", "source", "item", "byte", "token"]
 Statistic = Literal["distribution", "ratio"]
+Better = Literal["higher", "lower"]
+HIGHER: Better = "higher"
+LOWER: Better = "lower"
 
 
 @dataclass(frozen=True)
@@ -81,6 +84,9 @@ class Metric:
     source: str
     description: str
     caveat: str | None = None
+    better: Better | None = None
+    """Which way is better (``None``: neither — a count of the run's shape, such as budget
+    use); what ``compare`` marks ↑ better / ↓ worse."""
 
     @property
     def statistic(self) -> Statistic:
@@ -99,6 +105,13 @@ class Metric:
     @property
     def compared(self) -> bool:
         return isinstance(self.drawn, PerCase) and self.drawn.compared
+
+    @property
+    def judged_in_comparisons(self) -> bool:
+        """A move the wrong way counts as a regression (``compare --fail-on-regression``):
+        a metric with a better direction, timings excepted — a rerun's noise would fail every
+        comparison, which is also why ``compare`` does not classify cases on latency (B.4)."""
+        return self.better is not None and self.unit != "ms"
 
     def definition(self) -> Definition:
         """The metric's ``definitions`` entry (§6.3)."""
@@ -154,15 +167,15 @@ RECALL = (
     Metric("recall.recall_at_k", "ratio", PerCase(("recall", "recall_at_k")),
            f"eval.jsonl expected_sources, {SEARCH}",
            "For each case, the fraction of its graded expected sources matched by any hit.",
-           _NO_RECALL),
+           _NO_RECALL, better=HIGHER),
     Metric("recall.mrr", "ratio", PerCase(("recall", "mrr")),
            f"eval.jsonl expected_sources, {SEARCH}",
            "For each case, one over the 1-based rank of the first hit matching any "
-           "expected source, or 0 when none does.", _NO_RECALL),
+           "expected source, or 0 when none does.", _NO_RECALL, better=HIGHER),
     Metric("recall.ndcg", "ratio", PerCase(("recall", "ndcg")),
            f"eval.jsonl expected_sources.relevance, {SEARCH}",
            "For each case, discounted gain of the graded expectations at their first "
-           "matching hits, relative to the ideal ordering.", _NO_RECALL),
+           "matching hits, relative to the ideal ordering.", _NO_RECALL, better=HIGHER),
 )  # fmt: skip
 """Ranking quality per case (§5.2), one sample per case with a ``recall`` block.
 
@@ -178,18 +191,18 @@ COVERAGE = (
            f"eval.jsonl expected_concepts, {_RESOLVE}",
            "For each case, the fraction of its expected concepts that some cue resolved "
            "to, compared after folding.",
-           "Cases without expected_concepts contribute no sample."),
+           "Cases without expected_concepts contribute no sample.", better=HIGHER),
     Metric("coverage.labels", "ratio", PerCase(("coverage", "labels", "value")),
            f"eval.jsonl expected_labels, {_RESOLVE_LABEL}",
            "For each case, the fraction of its expected labels that some cue resolved "
            "to, compared after folding.",
-           "Cases without expected_labels contribute no sample."),
+           "Cases without expected_labels contribute no sample.", better=HIGHER),
     Metric("coverage.associations", "ratio", PerCase(("coverage", "associations", "value")),
            f"eval.jsonl expected_associations, {_QUERY}",
            "For each case, the fraction of its expected associations that a query on the "
            "pinned names found at least once.",
            "Cases without expected_associations contribute no sample; a position that "
-           "did not resolve to exactly one name leaves its association uncovered."),
+           "did not resolve to exactly one name leaves its association uncovered.", better=HIGHER),
 )  # fmt: skip
 """Structural coverage per case (§5.3): ``value = matched / expected`` for each category.
 
@@ -202,27 +215,29 @@ CITATIONS = (
     Metric("citations.recall", "ratio", PerCase(("citations", "recall", "value")),
            f"eval.jsonl expected_citations, {SEARCH}, {_QUERY}",
            "For each case, the fraction of its expected citation locators that appeared "
-           "among its passage hits or query attributions.", _NO_CITATIONS),
+           "among its passage hits or query attributions.", _NO_CITATIONS, better=HIGHER),
     Metric("citations.locator_validity", "ratio", PerCase(("citations", "validity", "value")),
            _CITATIONS,
            "For each case, the fraction of its expected citations that resolved and passed "
-           "any declared section and quote check.", _NO_CITATIONS),
+           "any declared section and quote check.", _NO_CITATIONS, better=HIGHER),
     Metric("citations.resolved", "ratio",
            Counted(lambda run: share(run.checks, lambda c: isinstance(c, CheckResolved))),
            _CITATIONS,
-           "Fraction of all citation checks whose locator resolved to a paragraph."),
+           "Fraction of all citation checks whose locator resolved to a paragraph.", better=HIGHER),
     Metric("citations.no_source", "ratio",
            Counted(lambda run: share(run.checks, lambda c: unresolved_code(c) == "no_source")),
-           _CITATIONS, "Fraction of all citation checks answered 404 with code no_source."),
+           _CITATIONS, "Fraction of all citation checks answered 404 with code no_source.",
+           better=LOWER),
     Metric("citations.no_paragraph", "ratio",
            Counted(lambda run: share(run.checks, lambda c: unresolved_code(c) == "no_paragraph")),
-           _CITATIONS, "Fraction of all citation checks answered 404 with code no_paragraph."),
+           _CITATIONS, "Fraction of all citation checks answered 404 with code no_paragraph.",
+           better=LOWER),
     Metric("citations.other", "ratio",
            Counted(lambda run: share(run.checks, lambda c: isinstance(c, CheckUnresolved)
                                      and c.code not in ("no_source", "no_paragraph"))),
            _CITATIONS,
            "Fraction of all citation checks that failed for any other reason, so that "
-           "resolved, no_source, no_paragraph and other add up to the whole."),
+           "resolved, no_source, no_paragraph and other add up to the whole.", better=LOWER),
     Metric("citations.section_match", "ratio",
            Counted(lambda run: share(
                [c.section for c in run.resolved_checks
@@ -231,7 +246,7 @@ CITATIONS = (
            f"eval.jsonl expected_citations.section, {_CITATIONS}",
            "Among resolved checks with a declared section (null included), the fraction "
            "whose section label was the declared one.",
-           "n is 0 when no resolved check declared a section."),
+           "n is 0 when no resolved check declared a section.", better=HIGHER),
     Metric("citations.quote_match", "ratio",
            Counted(lambda run: share(
                [c.quote for c in run.resolved_checks if c.quote is not None],
@@ -239,7 +254,7 @@ CITATIONS = (
            f"eval.jsonl expected_citations.quote, {_CITATIONS}",
            "Among resolved checks with a declared quote, the fraction whose folded "
            "paragraph text contains the folded quote.",
-           "n is 0 when no resolved check declared a quote."),
+           "n is 0 when no resolved check declared a quote.", better=HIGHER),
 )  # fmt: skip
 """Citations (§5.5, §6.2). Per case, with ``n`` checks: ``recall = served / n`` and
 ``locator_validity = valid / n``, a check being valid iff it resolved, its section check is not
@@ -252,21 +267,21 @@ resolved checks that declared a quote.
 LATENCY = (
     Metric("latency.passage_ms", "ms", PerCase(("passage", "latency_ms"), compared=False),
            SEARCH,
-           "Milliseconds taken by each case's passage call, failed ones included."),
+           "Milliseconds taken by each case's passage call, failed ones included.", better=LOWER),
     Metric("latency.resolve_ms", "ms", Samples(resolve_latencies),
            f"{_RESOLVE}, {_RESOLVE_LABEL}",
            "Milliseconds taken by each resolve or resolve_label call, for coverage cues "
-           "and association positions alike."),
+           "and association positions alike.", better=LOWER),
     Metric("latency.query_ms", "ms", Samples(query_latencies), _QUERY,
            "Milliseconds taken by each association query, errored ones included.",
-           "Empty unless some association resolved all three positions to one name."),
+           "Empty unless some association resolved all three positions to one name.", better=LOWER),
     Metric("latency.citation_ms", "ms",
            Samples(lambda run: (check.latency_ms for check in run.checks)), _CITATIONS,
            "Milliseconds taken by each citation check, from request to computed outcome.",
-           "Empty when no case declared expected_citations."),
+           "Empty when no case declared expected_citations.", better=LOWER),
     Metric("latency.evidence_ms", "ms", Samples(evidence_latencies), _EVIDENCE,
            "Milliseconds taken by each assembly-mode evidence call, failed ones included.",
-           "Empty unless the run used --assembly."),
+           "Empty unless the run used --assembly.", better=LOWER),
 )  # fmt: skip
 """Call times in whole milliseconds, truncated (§4.5). ``latency.passage_ms`` has one sample per
 case, failed calls included, and is case-scoped, but ``compare`` leaves it out (B.4): a plain
@@ -280,7 +295,7 @@ DIVERSITY = (
     Metric("diversity.sources", "source", PerCase(("diversity_sources",)),
            f"{SEARCH}, {_EVIDENCE}",
            "For each case, how many different sources its scored hits came from.",
-           "Cases whose passage or evidence call failed contribute no sample."),
+           "Cases whose passage or evidence call failed contribute no sample.", better=HIGHER),
 )  # fmt: skip
 """Distinct ``source`` strings among a searched case's hits (§5.8), an integer used as a double;
 absent when the lane failed. The only evidence-related metric that is case-scoped and compared
@@ -290,23 +305,25 @@ absent when the lane failed. The only evidence-related metric that is case-scope
 RUN_RATES = (
     Metric("lanes.both", "ratio", Counted(lambda run: share(run.lane_crosses, both_hit)), _LANES,
            "Fraction of cross-tab cases where the structural and the passage lane both "
-           "found something expected."),
+           "found something expected.", better=HIGHER),
     Metric("lanes.neither", "ratio", Counted(lambda run: share(run.lane_crosses, neither_hit)),
-           _LANES, "Fraction of cross-tab cases where neither lane found anything expected."),
+           _LANES, "Fraction of cross-tab cases where neither lane found anything expected.",
+           better=LOWER),
     Metric("lanes.passage_hit", "ratio",
            Counted(lambda run: share(run.lane_crosses, lambda cross: cross.passage_hit)), _LANES,
            "Fraction of cross-tab cases whose hits matched at least one expected source.",
-           _CROSS_TAB),
+           _CROSS_TAB, better=HIGHER),
     Metric("lanes.structural_hit", "ratio",
            Counted(lambda run: share(run.lane_crosses, lambda cross: cross.structural_hit)),
            _LANES,
            "Fraction of cross-tab cases whose structural coverage matched at least one "
-           "expectation.", _CROSS_TAB),
+           "expectation.", _CROSS_TAB, better=HIGHER),
     Metric("passage.failure_rate", "ratio",
            Counted(lambda run: share(run.blocks, lambda case: isinstance(case.passage,
                                                                          PassageFailed))),
            SEARCH,
-           "Fraction of cases whose passage call failed or answered in an unusable shape."),
+           "Fraction of cases whose passage call failed or answered in an unusable shape.",
+           better=LOWER),
     Metric("structural.case_rate", "ratio",
            Counted(lambda run: share(run.blocks, lambda case: case.structural is not None)),
            "eval.jsonl case fields",
@@ -358,6 +375,8 @@ CASE_SCOPED_METRICS = tuple(_CASE_SCOPED)
 
 COMPARISON_METRICS = tuple(metric.name for metric in METRICS if metric.compared)
 """The nine classification metrics of ``compare``, in record order (B.4)."""
+
+METRICS_BY_NAME = {metric.name: metric for metric in METRICS}
 
 CASE_SCORES = tuple(metric.name for metric in _CASE_SCOPED.values() if metric.unit == "ratio")
 """The case-scoped scores (values in 0..1), in record order: what verbose output and JUnit XML

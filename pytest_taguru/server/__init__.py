@@ -8,12 +8,15 @@ Run it as ``python -m pytest_taguru.server --import corpus.ndjson`` (``TAGURU_AD
     with ReferenceServer.from_import_files(["corpus.ndjson"], token=None) as server:
         ...  # server.url is http://127.0.0.1:<free port>
 
-Rooms: ``http/`` (``app`` routes, ``transport`` envelope and query strings, ``bodies`` and
-``validate`` request decoding, ``auth``), ``index/`` (``bm25``, ``search`` result assembly,
+Rooms: ``http/`` (``app`` routes, ``common`` checks the handlers share, ``explain`` the three
+``*/explain`` routes, ``protocol`` ``GET /protocol``, ``transport`` envelope and query strings,
+``bodies`` and ``validate`` request decoding, ``auth``), ``index/`` (``bm25`` and its formula
+``bm25_score``, ``search`` result assembly, ``explain`` the search and resolve explanations,
 ``resolve``, ``graph``, ``passages``, ``text`` paragraphs and terms), ``ingest/`` (the NDJSON
 import), ``evidence/`` (assembly); beside them ``store`` and ``context`` (state, revisions,
 usage), ``graph_reads`` (resolve, query, aliases as served), ``compaction``, ``options``
-(context settings), ``errors``, ``runner`` (in-process start/stop) and ``__main__``.
+(context settings), ``errors``, ``runner`` (in-process start/stop), ``serve`` (the command)
+and ``__main__`` (which first checks the ``server`` extra is installed).
 
 Evidence assembly (``POST /contexts/{name}/evidence``): ``evidence/assemble`` (route and
 package), ``evidence/request`` (body decoding), ``evidence/gather`` (lanes), ``evidence/select``

@@ -18,7 +18,8 @@ httpcore lazily and caches its exception map, so httpcore is named explicitly)."
 
 @pytest.fixture(autouse=True)
 def hermetic_environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Runs must not see the outer CI's GitHub variables or a developer's taguru settings."""
+    """Runs must not see the outer CI's GitHub variables or a developer's taguru settings, and
+    see a wide terminal."""
     for name in (
         "GITHUB_ACTIONS",
         "GITHUB_STEP_SUMMARY",
@@ -29,6 +30,8 @@ def hermetic_environment(monkeypatch: pytest.MonkeyPatch) -> None:
         "PYTEST_XDIST_AUTO_NUM_WORKERS",
     ):
         monkeypatch.delenv(name, raising=False)
+    # Short-summary lines are cut at the terminal's width; the tests read them whole.
+    monkeypatch.setenv("COLUMNS", "200")
 
 
 @pytest.fixture

@@ -78,7 +78,7 @@ def test_init_makes_a_suite_that_pytest_passes(tmp_path: Path, dist: tuple[str, 
 
     result = run_pytest("demo", *dist, cwd=tmp_path)
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "3 passed" in result.stdout
+    assert "4 passed" in result.stdout  # three cases and the [thresholds] result
     assert "thresholds: PASS" in result.stdout
     assert read_json(tmp_path / "demo" / "evaluation.json")["thresholds"]["passed"] is True
 

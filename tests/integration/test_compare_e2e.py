@@ -182,18 +182,54 @@ def test_a_run_compared_with_itself_has_no_changes(runs: TwoRuns) -> None:
     assert lines[0]["counts"]["unchanged"] == CASES
 
 
-def test_markdown_is_written_to_changes_md_by_default(runs: TwoRuns) -> None:
+def test_markdown_goes_to_stdout_for_a_pull_request_comment(runs: TwoRuns) -> None:
     result = compare(runs, "base.json", "head.json", "--format", "markdown")
 
     assert result.returncode == 0, result.stderr
-    assert result.stdout.splitlines()[-1] == "  wrote changes.md"
-    markdown = (runs.path / "changes.md").read_text(encoding="utf-8")
+    markdown = result.stdout
     assert markdown.startswith("### taguru evaluate compare\n")
     assert f"\n| {len(REGRESSED)} | " in markdown
     assert (
         "| history-name-origin | regressed | **recall.recall_at_k 1.000 → 0.000 (-1.000)**<br>"
         in markdown
     )
+    recall_row = next(line for line in markdown.splitlines() if line.startswith("| recall.mrr |"))
+    assert recall_row.endswith(" | ↓ worse |")
+    assert "-0.000" not in markdown
+    assert result.stderr.splitlines()[-1] == "  wrote stdout"  # the summary, off stdout
+    assert not (runs.path / "changes.md").exists()
+
+
+def test_markdown_to_a_named_file(runs: TwoRuns) -> None:
+    result = compare(runs, "base.json", "head.json", "--format", "markdown", "--out", "pr.md")
+
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines()[-1] == "  wrote pr.md"
+    assert (runs.path / "pr.md").read_text(encoding="utf-8").startswith("### taguru evaluate")
+
+
+def test_out_dash_writes_changes_jsonl_to_stdout(runs: TwoRuns) -> None:
+    result = compare(runs, "base.json", "head.json", "--out", "-")
+
+    assert result.returncode == 0, result.stderr
+    header, *records = [json.loads(line) for line in result.stdout.splitlines()]
+    assert header["kind"] == "header"
+    assert sorted(r["case_id"] for r in records if r["kind"] == "regressed") == REGRESSED
+    assert result.stderr.splitlines()[0].startswith("evaluate compare: ")
+    assert result.stderr.splitlines()[-1] == "  wrote stdout"
+    assert not (runs.path / "-").exists()
+
+
+def test_fail_on_regression_exits_3(runs: TwoRuns) -> None:
+    failing = compare(runs, "base.json", "head.json", "--out", "-", "--fail-on-regression")
+    same = compare(runs, "base.json", "base.json", "--out", "-", "--fail-on-regression")
+    default = compare(runs, "base.json", "head.json", "--out", "-")
+
+    assert (failing.returncode, same.returncode, default.returncode) == (3, 0, 0)
+    last = failing.stderr.splitlines()[-1]
+    assert last.startswith(f"taguru-evaluate: compare: {len(REGRESSED)} regressed case(s); ")
+    assert "worse aggregate(s): " in last and "recall.mrr" in last
+    assert last.endswith(" — exit 3 (--fail-on-regression)")
 
 
 @pytest.mark.parametrize(

@@ -1,10 +1,23 @@
 """``--taguru-thresholds``: the quality gate end to end (thresholds-and-compare.md Part A).
 
-Every scenario runs plain and under pytest-xdist (``dist``) and must give the same verdict.
+Every scenario runs plain and under pytest-xdist (``dist``) and must give the same verdict. The
+run-level verdict (aggregate bounds, corpus stability) is one more test result,
+``eval.jsonl::[thresholds]``, in the terminal, the short summary and JUnit XML.
 """
+
+import xml.etree.ElementTree as ET
 
 import pytest
 from e2e import CASE_LINES, MID_RUN_WRITE_CONFTEST, CountingListener, Suite
+
+GATE_NODEID = "eval.jsonl::[thresholds]"
+GATE_PATTERN = "eval.jsonl::[[]thresholds]"
+"""The node id as an fnmatch pattern."""
+
+
+def junit_cases(suite: Suite) -> dict[str, ET.Element]:
+    root = ET.parse(suite.path / "junit.xml").getroot()
+    return {f"{case.get('classname')}::{case.get('name')}": case for case in root.iter("testcase")}
 
 PASSING = {
     "taguru_evaluate_thresholds": 1,
@@ -21,25 +34,41 @@ CASE_VIOLATION = {
 }
 
 
-def test_passing_gate_exits_0(suite: Suite, dist: tuple[str, ...]) -> None:
-    result = suite.run("--taguru-thresholds", suite.write_thresholds(PASSING), *dist)
+def test_passing_gate_exits_0_with_a_passing_gate_result(
+    suite: Suite, dist: tuple[str, ...]
+) -> None:
+    thresholds = suite.write_thresholds(PASSING)
+    result = suite.run("--taguru-thresholds", thresholds, "--junitxml=junit.xml", "-rA", *dist)
 
     assert result.ret == 0
-    result.assert_outcomes(passed=4)
+    result.assert_outcomes(passed=5)
     result.stdout.fnmatch_lines(["  wrote evaluation.json", "  thresholds: PASS (sha256 *…)"])
+    result.stdout.fnmatch_lines([f"PASSED {GATE_PATTERN}"])
     assert "report-only" not in result.stderr.str()
     block = suite.artifact()["thresholds"]
     assert block["passed"] is True
     assert "violations" not in block
+    gate = junit_cases(suite)[GATE_NODEID]
+    assert gate.find("failure") is None and gate.find("skipped") is None
+    properties = {p.get("name"): p.get("value") for p in gate.iter("property")}
+    assert properties == {"passage.failure_rate": "0.000000", "recall.recall_at_k": "0.750000"}
 
 
-def test_aggregate_violation_exits_3_with_every_case_passing(
+def test_aggregate_violation_is_a_failed_gate_result_and_exits_3(
     suite: Suite, dist: tuple[str, ...]
 ) -> None:
-    result = suite.run("--taguru-thresholds", suite.write_thresholds(AGGREGATE_VIOLATION), *dist)
+    thresholds = suite.write_thresholds(AGGREGATE_VIOLATION)
+    result = suite.run("--taguru-thresholds", thresholds, "--junitxml=junit.xml", *dist)
 
     assert result.ret == 3
-    result.assert_outcomes(passed=4)
+    result.assert_outcomes(passed=4, failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*_ taguru thresholds _*",
+            "taguru thresholds: 1 run-level violation(s)",
+            "  [[]aggregate] recall.recall_at_k: 0.750000 < min 0.900000",
+        ]
+    )
     result.stdout.fnmatch_lines(
         [
             "  wrote evaluation.json",
@@ -47,6 +76,20 @@ def test_aggregate_violation_exits_3_with_every_case_passing(
             "    [aggregate] recall.recall_at_k: 0.750000 < min 0.900000",
         ]
     )
+    # The short summary carries the violation, and the last line reads as a failure.
+    result.stdout.fnmatch_lines(
+        [
+            f"FAILED {GATE_PATTERN} - recall.recall_at_k 0.75 < min 0.9",
+            "*= 1 failed, 4 passed in *",
+        ]
+    )
+    junit = ET.parse(suite.path / "junit.xml").getroot()
+    assert junit.find("testsuite").get("failures") == "1"  # type: ignore[union-attr]
+    assert junit.find("testsuite").get("tests") == "5"  # type: ignore[union-attr]
+    failure = junit_cases(suite)[GATE_NODEID].find("failure")
+    assert failure is not None
+    assert failure.get("message") == "recall.recall_at_k 0.75 < min 0.9"
+    assert "1 run-level violation(s)" in (failure.text or "")
     artifact = suite.artifact()
     assert artifact["thresholds"]["passed"] is False
     assert [case["case_id"] for case in artifact["cases"]] == [
@@ -64,7 +107,7 @@ def test_case_violation_fails_that_item_with_the_drilldown(
     result = suite.run("--taguru-thresholds", thresholds, "--junitxml=junit.xml", *dist)
 
     assert result.ret == 3
-    result.assert_outcomes(passed=3, failed=1)
+    result.assert_outcomes(passed=4, failed=1)  # the gate result passes: no run-level violation
     result.stdout.fnmatch_lines(
         [
             "*_ taguru case c-miss _*",
@@ -74,7 +117,9 @@ def test_case_violation_fails_that_item_with_the_drilldown(
             "violated:",
             "  recall.recall_at_k: 0.000000 < min 1.000000 (bound from cases.overrides.c-miss)",
             "*docs/beta.md (paragraph 1, relevance 1): not in the top 1",
-            "reproduce:",
+            "hits ranked above an expected source:",
+            "  1. docs/alpha.md#* (score *)",
+            "reproduce (the run's embedded server stopped with the session; *",
             "  POST /contexts/mini/sources/search *",
         ]
     )
@@ -84,9 +129,15 @@ def test_case_violation_fails_that_item_with_the_drilldown(
     # No Python traceback: the drill-down is the whole failure text.
     assert "Traceback" not in result.stdout.str()
     assert "CaseRegression" not in result.stdout.str()
+    result.stdout.fnmatch_lines(
+        ["FAILED eval.jsonl::c-miss - recall.recall_at_k 0 < min 1"]
+    )
     junit = (suite.path / "junit.xml").read_text(encoding="utf-8")
     assert junit.count("<failure") == 1
     assert "broke 1 case-scoped threshold(s) at eval.jsonl:6" in junit
+    failure = junit_cases(suite)["eval.jsonl::c-miss"].find("failure")
+    assert failure is not None
+    assert failure.get("message") == "recall.recall_at_k 0 < min 1"
 
 
 def test_malformed_thresholds_exit_2_before_any_request(
@@ -126,7 +177,11 @@ def test_a_write_mid_run_makes_the_corpus_unstable(
     result = suite.run("--taguru-thresholds", thresholds, *dist)
 
     assert result.ret == expected
-    result.assert_outcomes(passed=4)
+    if allow:
+        result.assert_outcomes(passed=5)
+    else:
+        result.assert_outcomes(passed=4, failed=1)
+        result.stdout.fnmatch_lines([f"FAILED {GATE_PATTERN} - corpus.stable: the context's *"])
     result.stdout.fnmatch_lines(["  WARNING: the context's revision changed during this run*"])
     corpus = suite.artifact()["corpus"]
     assert corpus["stable"] is False
@@ -149,7 +204,7 @@ def test_regression_exit_code_replaces_3(suite: Suite, dist: tuple[str, ...]) ->
     )
 
     assert result.ret == 7
-    result.assert_outcomes(passed=3, failed=1)
+    result.assert_outcomes(passed=4, failed=1)
 
 
 def test_regression_exit_code_from_ini(suite: Suite) -> None:

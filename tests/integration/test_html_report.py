@@ -106,11 +106,21 @@ def test_the_ini_path_is_relative_to_the_ini_file(suite: Suite) -> None:
     assert (suite.path / "out" / "report.html").is_file()
 
 
-def test_a_report_that_cannot_be_written_exits_1_after_the_artifact(suite: Suite) -> None:
-    result = suite.run("--taguru-html", "missing/report.html")
+def test_a_report_path_that_cannot_be_written_exits_1_before_the_first_case(suite: Suite) -> None:
+    # Every output path is checked before the run starts (run.controller.output_paths).
+    result = suite.run("--taguru-html", "missing/report.html", isolated=True)
     assert result.ret == 1
-    assert (suite.path / "evaluation.json").is_file()
-    result.stderr.fnmatch_lines(["taguru: evaluate: writing missing/report.html: *"])
+    assert not (suite.path / "evaluation.json").exists()
+    assert result.stderr.lines == [
+        "taguru: evaluate: writing missing/report.html: No such file or directory (os error 2)"
+    ]
+
+
+def test_a_partial_run_writes_its_report_beside_the_configured_one(suite: Suite) -> None:
+    result = suite.run("-k", "c-alpha", "-o", "taguru_html=report.html")
+    assert result.ret == 0
+    result.stdout.fnmatch_lines(["  wrote report.partial.html (HTML report)"])
+    assert not (suite.path / "report.html").exists()
 
 
 # --- taguru-evaluate report ----------------------------------------------------------------------

@@ -69,7 +69,7 @@ def test_bad_values_exit_2_before_the_session(
 
 def test_a_malformed_import_file_exits_2(suite: Suite) -> None:
     (suite.path / "broken.ndjson").write_text('{"passage":"orphan"}\n', encoding="utf-8")
-    result = suite.run("--taguru-serve", "broken.ndjson", serve=False)
+    result = suite.run("--taguru-serve", "broken.ndjson", serve=False, isolated=True)
 
     assert result.ret == 2
     result.stderr.fnmatch_lines(["taguru: evaluate: broken.ndjson: *"])
@@ -191,7 +191,7 @@ def test_ini_keys_are_relative_to_the_ini_file(suite: Suite, ini_file: str) -> N
         monkeypatch.undo()
 
     assert result.ret == 0
-    result.assert_outcomes(passed=4)
+    result.assert_outcomes(passed=5)  # the four cases and the passing [thresholds] result
     artifact = suite.artifact("suite/ini.json")
     assert artifact["inputs"]["eval"]["path"] == "../suite/eval.jsonl"
     assert artifact["thresholds"]["passed"] is True

@@ -11,9 +11,16 @@ def test_scores_in_verbose_output_and_junit_properties(suite: Suite, dist: tuple
     result = suite.run("-v", "--junitxml=junit.xml", *dist)
 
     assert result.ret == 0
+    result.stdout.fnmatch_lines(
+        [
+            "taguru: pytest-taguru *.*.*, eval eval.jsonl (4 cases), context 'mini', "
+            "thresholds none (report-only)"
+        ]
+    )
     # Plain: "<nodeid> PASSED (…) [%]"; xdist: "[gw0] [%] PASSED (…) <nodeid>".
     assert any(
-        "eval.jsonl::c-miss" in line and "PASSED (recall_at_k 0.000, mrr 0.000, ndcg 0.000)" in line
+        "eval.jsonl::c-miss" in line
+        and "PASSED (recall.recall_at_k 0.000, recall.mrr 0.000, recall.ndcg 0.000)" in line
         for line in result.stdout.lines
     )
     result.stderr.fnmatch_lines(
@@ -28,16 +35,17 @@ def test_scores_in_verbose_output_and_junit_properties(suite: Suite, dist: tuple
         for case in cases
     }
     assert sorted(properties) == sorted(CASE_IDS)
+    # The thresholds file's names (score.registry), in the registry's order.
     assert properties["c-alpha"] == {
-        "taguru.recall_at_k": "1.000000",
-        "taguru.mrr": "1.000000",
-        "taguru.ndcg": "1.000000",
-        "taguru.coverage.concepts": "1.000000",
-        "taguru.coverage.associations": "1.000000",
-        "taguru.citations.recall": "1.000000",
-        "taguru.citations.locator_validity": "1.000000",
+        "recall.recall_at_k": "1.000000",
+        "recall.mrr": "1.000000",
+        "recall.ndcg": "1.000000",
+        "coverage.concepts": "1.000000",
+        "coverage.associations": "1.000000",
+        "citations.recall": "1.000000",
+        "citations.locator_validity": "1.000000",
     }
-    assert properties["c-miss"]["taguru.recall_at_k"] == "0.000000"
+    assert properties["c-miss"]["recall.recall_at_k"] == "0.000000"
 
 
 def test_no_secret_and_no_passage_text_anywhere(
@@ -78,4 +86,4 @@ def test_quiet_runs_keep_pytest_plain_status_lines(suite: Suite) -> None:
 
     assert result.ret == 3
     result.stdout.fnmatch_lines(["FAILED eval.jsonl::c-miss*"])
-    assert not any("(recall_at_k" in line for line in result.stdout.lines)
+    assert not any("(recall.recall_at_k" in line for line in result.stdout.lines)

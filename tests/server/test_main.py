@@ -11,7 +11,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from pytest_taguru.server.__main__ import parse_addr
+from pytest_taguru.server.serve import parse_addr
 
 IMPORT = [
     {"taguru_batch": 1, "context": "c", "source": "doc.md", "create": {"description": "d"}},
@@ -126,3 +126,19 @@ def test_a_context_without_create_exits_2_saying_what_to_add(tmp_path: Path) -> 
         'does not exist yet needs "create" in its header, e.g. {"taguru_batch": 1, "context": '
         '"bikes", "source": "doc.md", "create": {}}'
     )
+
+
+def test_without_the_server_extra_it_says_which_extra_to_install() -> None:
+    # The server's dependencies made unimportable: what a plain `pip install pytest-taguru` has.
+    code = (
+        "import runpy, sys; sys.modules['uvicorn'] = None; "
+        "runpy.run_module('pytest_taguru.server', run_name='__main__')"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+
+    assert done.returncode == 2
+    assert done.stderr == (
+        "python -m pytest_taguru.server needs the reference server's dependencies: "
+        "pip install 'pytest-taguru[server]' (missing: uvicorn)\n"
+    )
+    assert "Traceback" not in done.stderr

@@ -14,7 +14,7 @@ from pytest_taguru.artifact.assembly import EvidenceFailed
 from pytest_taguru.artifact.case import CaseBlock, PassageFailed
 from pytest_taguru.artifact.evaluation import Evaluation
 from pytest_taguru.gate.thresholds import CaseViolation, Violation
-from pytest_taguru.report.drilldown import render_drilldown, reproduction_requests
+from pytest_taguru.report.drilldown import render_drilldown
 from pytest_taguru.report.html.compact import (
     DETAIL_CHUNK,
     StringTable,
@@ -24,6 +24,7 @@ from pytest_taguru.report.html.compact import (
     value_scale,
 )
 from pytest_taguru.report.html.detail import declared_detail, recorded_detail
+from pytest_taguru.report.reproduce import reproduction_requests
 from pytest_taguru.run.dataset import EvalCase, EvalSet
 from pytest_taguru.score.registry import CASE_SCOPED_METRICS, CASE_SCORES, METRICS, case_value
 

@@ -14,6 +14,7 @@ from pytest_taguru.artifact.case import (
     SectionMatched,
     SectionMismatched,
     SectionNotChecked,
+    ServedSection,
 )
 from pytest_taguru.core.text import normalize_entry, trim, truncate_message
 from pytest_taguru.core.wire import Citation
@@ -29,7 +30,7 @@ def section_check(expected: ExpectedCitation, served: str | None) -> SectionChec
         return SectionNotChecked()
     if expected.section == served:
         return SectionMatched(expected=expected.section)
-    return SectionMismatched(expected=expected.section)
+    return SectionMismatched(expected=expected.section, served=ServedSection(name=served))
 
 
 def quote_matches(quote: str, text: str) -> bool:

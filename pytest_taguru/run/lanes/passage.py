@@ -155,12 +155,13 @@ def _fallback_hits(result: Any, latency_ms: int) -> PassageFetch | PassageFailed
 
 
 def search_passage_lane(client: TaguruClient, context: str, case: EvalCase) -> Passage:
-    """The baseline passage lane: every hit the server returned, in its order, without text."""
+    """The baseline passage lane: every hit the server returned, in its order; a hit's text
+    stays in the process only (``HitLocator.text``, for ``--taguru-show-text``)."""
     fetched = fetch_passage_hits(client, context, case)
     if isinstance(fetched, PassageFailed):
         return fetched
     return PassageSearched(
         plan=fetched.plan,
-        hits=[hit.locator for hit in fetched.hits],
+        hits=[hit.locator.model_copy(update={"text": hit.text}) for hit in fetched.hits],
         latency_ms=fetched.latency_ms,
     )

@@ -3,7 +3,8 @@
 Handlers only decode (the query string before the body, as taguru's extractors do), validate
 what must be refused before the context lookup (in taguru's order), and call the store; the
 envelope, JSON text, raw-path routing and error mapping live in :mod:`transport`.
-``POST /contexts/{name}/evidence`` is served by :mod:`evidence` (evidence assembly).
+``POST /contexts/{name}/evidence`` is served by :mod:`evidence` (evidence assembly), the three
+``*/explain`` routes by :mod:`.explain`, ``GET /protocol`` by :mod:`.protocol`.
 """
 
 from typing import Any
@@ -33,6 +34,18 @@ from pytest_taguru.server.http.bodies import (
     decode_model,
     parse_json,
 )
+from pytest_taguru.server.http.common import (
+    MAX_LIST_ITEMS,
+    MAX_MATCH_LIMIT,
+    check_text,
+    check_window,
+    clamp_limit,
+    name_of,
+    source_filter,
+    store_of,
+)
+from pytest_taguru.server.http.explain import EXPLAIN_ROUTES
+from pytest_taguru.server.http.protocol import protocol_text
 from pytest_taguru.server.http.transport import (
     DEFAULT_BODY_CAP,
     JsonBody,
@@ -48,7 +61,7 @@ from pytest_taguru.server.http.transport import (
 )
 from pytest_taguru.server.http.validate import parse_associations, parse_store_passages
 from pytest_taguru.server.index.graph import Namespace, QueryCursor
-from pytest_taguru.server.index.search import SourceFilterSpec, search
+from pytest_taguru.server.index.search import search
 from pytest_taguru.server.ingest.importer import apply_import, parse_import
 from pytest_taguru.server.options import (
     MAX_DESCRIPTION_BYTES,
@@ -61,13 +74,9 @@ from pytest_taguru.server.store import Store
 SERVER_VERSION = "0.9.3"
 """The taguru version this server mirrors (``/health``'s ``version``, ``/version``'s ``server``)."""
 
-MAX_MATCH_LIMIT = 1000
 MAX_NAME_BYTES = 1024
 MAX_CURSOR_BYTES = MAX_NAME_BYTES + len("concept:")
 MAX_ALIAS_PAIRS = 10_000
-MAX_LIST_ITEMS = 1000
-MAX_TAG_BYTES = 128
-MAX_DISTINCT_TAGS = 32
 
 VERSION_BODY: dict[str, Any] = {
     "http_contract": {"current": 1, "supported": [1]},
@@ -80,28 +89,6 @@ VERSION_BODY: dict[str, Any] = {
 }
 
 
-def store_of(request: Request) -> Store:
-    store: Store = request.app.state.store
-    return store
-
-
-def name_of(request: Request) -> str:
-    name: str = request.path_params["name"]
-    return name
-
-
-def clamp_limit(limit: int | None, default: int) -> int:
-    """An omitted limit takes the default; nothing exceeds 1000 (never an error)."""
-    return default if limit is None else min(limit, MAX_MATCH_LIMIT)
-
-
-def check_text(what: str, value: str, cap: int) -> None:
-    """400 ``invalid_argument`` for an empty or over-cap (bytes) name."""
-    if not value:
-        raise ApiError("invalid_argument", f"{what} must not be empty; nothing was applied")
-    check_size(what, value, cap)
-
-
 def keyset_cursor(request: Request) -> tuple[str | None, str | None]:
     """``after`` and ``prefix`` of a keyset listing; ``prefix`` is length-checked first."""
     after, prefix = query_text(request, "after"), query_text(request, "prefix")
@@ -109,15 +96,6 @@ def keyset_cursor(request: Request) -> tuple[str | None, str | None]:
         if value is not None:
             check_size(key, value, MAX_CURSOR_BYTES)
     return after, prefix
-
-
-def check_window(since: int | None, until: int | None) -> None:
-    if since is not None and until is not None and since >= until:
-        raise ApiError(
-            "invalid_argument",
-            f"since {since} is not before until {until} — the window is half-open "
-            "[since, until) and this one selects nothing",
-        )
 
 
 def as_names(value: str | list[str] | None) -> list[str]:
@@ -139,6 +117,11 @@ async def live(request: Request) -> Response:
 
 async def version(request: Request) -> Response:
     return JsonBody({"server": SERVER_VERSION, **VERSION_BODY})
+
+
+async def protocol(request: Request) -> Response:
+    text = protocol_text(ROUTES, SERVER_VERSION, VERSION_BODY)
+    return Response(text, media_type="text/markdown; charset=utf-8")
 
 
 async def create_context(request: Request) -> bool:
@@ -209,22 +192,7 @@ async def store_passages(request: Request) -> Any:
 
 async def search_passages(request: Request) -> Any:
     body = await typed_body(request, SearchBody)
-    if len(body.tags) > MAX_LIST_ITEMS:
-        raise list_over_limit("tags", len(body.tags))
-    for tag in body.tags:
-        if not tag:
-            raise ApiError(
-                "invalid_argument", "a filter tag must not be empty; nothing was applied"
-            )
-        check_text("a filter tag", tag, MAX_TAG_BYTES)
-    check_window(body.since, body.until)
-    distinct = frozenset(body.tags)
-    if len(distinct) > MAX_DISTINCT_TAGS:
-        raise ApiError(
-            "over_limit",
-            f"{len(distinct)} distinct filter tags where at most {MAX_DISTINCT_TAGS} may be named",
-        )
-    spec = SourceFilterSpec(tags=distinct, since=body.since, until=body.until)
+    spec = source_filter(body.tags, body.since, body.until)
     store = store_of(request)
     with store.reading(name_of(request)) as context:
         result = search(context, body.query, clamp_limit(body.limit, 5), spec)
@@ -373,6 +341,7 @@ ROUTES = [
     Route("/health", health, methods=["GET"]),
     Route("/live", live, methods=["GET"]),
     Route("/version", version, methods=["GET"]),
+    Route("/protocol", protocol, methods=["GET"]),
     Route("/import", enveloped(import_stream), methods=["POST"]),
     Route("/contexts", enveloped(list_contexts), methods=["GET"]),
     Route("/contexts/{name}", enveloped(get_context), methods=["GET"]),
@@ -396,6 +365,7 @@ ROUTES = [
     Route("/contexts/{name}/aliases", enveloped(register_aliases), methods=["POST"]),
     Route("/contexts/{name}/aliases", enveloped(list_aliases), methods=["GET"]),
     Route("/contexts/{name}/aliases", enveloped(remove_aliases), methods=["DELETE"]),
+    *EXPLAIN_ROUTES,
 ]
 
 

@@ -10,7 +10,7 @@ import json
 import math
 from typing import Any, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from pytest_taguru.core.limits import U32, U64
 from pytest_taguru.server.errors import ApiError
@@ -61,6 +61,22 @@ class SearchBody(RequestBody):
     tags: list[str] = Field(default_factory=list)
     since: U64 | None = None
     until: U64 | None = None
+
+
+class ExplainSearchBody(SearchBody):
+    """``sources/search/explain``: the search being explained, and the source expected in it
+    (``paragraph``, alias ``index``: which one; omitted = its best showing)."""
+
+    source: str
+    paragraph: U32 | None = Field(
+        default=None, validation_alias=AliasChoices("paragraph", "index")
+    )
+
+
+class ExplainResolveBody(ResolveBody):
+    """``resolve/explain`` and ``resolve_label/explain``: the call and the name expected."""
+
+    expected: str
 
 
 class QueryCursorBody(BaseModel):

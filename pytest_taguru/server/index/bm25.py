@@ -1,24 +1,6 @@
 """BM25 lexical lane of the reference server (server-wire.md §3.9).
 
-Scoring, in float32 as taguru does (every intermediate rounded to the nearest float32)::
-
-    idf(t)     = ln(((N − df) + 0.5) / (df + 0.5) + 1)
-    norm(len)  = k1 × ((1 − b) + (b × len) / avgdl)          k1 = 1.2, b = 0.75
-    contrib    = (idf × (tf × (k1 + 1))) / (tf + norm(len))
-    score      = Σ contrib over the deduplicated query terms, added in query-term order
-
-with ``N`` the number of slots (paragraphs) of the whole context, ``df`` the number of slots
-holding the term and ``avgdl = max(Σ len / N, 1.0)`` computed in 64-bit, then narrowed.
-
-Rounding a 64-bit result of one +, −, × or ÷ of two float32 values to float32 gives exactly the
-float32 operation's result (53 ≥ 2 × 24 + 2 bits), so plain Python floats rounded after each
-step reproduce the server's digits. Why not a library such as ``bm25s``: it scores with numpy,
-precomputing per-document term weights eagerly in its own formula variants, precision and
-summation order, so it cannot promise this exact sequence of float32 roundings (nor the sum in
-query-term order); it also brings its own tokenization rather than taguru's, knows nothing of
-the score-then-source-then-paragraph ranking, and would add numpy to the ``server`` extra. The
-fixture digits (``0.28768212``, ``0.86304635``) need the exact steps above, so the index is
-written here.
+Scoring is taguru's float32 formula, step by step (:mod:`.bm25_score`).
 
 Layout for speed: an inverted index ``term → (slot ids ascending, shapes)`` where a posting's
 *shape* packs the slot length and the term frequency — a term's contribution depends on nothing
@@ -32,36 +14,24 @@ removing a source deletes one slice from each of its terms' postings.
 
 import heapq
 import math
-import struct
 from bisect import bisect_left
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import compress
 
+from pytest_taguru.server.index.bm25_score import (
+    F32_STRUCT,
+    average_length,
+    contribution,
+    idf,
+    length_norm,
+    pool_size,
+)
 from pytest_taguru.server.index.text import Term, document_terms, query_terms
 
-_FLOAT32 = struct.Struct("<f")
-_pack_f32 = _FLOAT32.pack
-_unpack_f32 = _FLOAT32.unpack
-
-
-def f32(x: float) -> float:
-    """Round ``x`` to the nearest float32 (ties to even), returned as a Python float.
-
-    Values beyond the float32 range become ±inf, as a float32 cast would.
-    """
-    try:
-        return float(_unpack_f32(_pack_f32(x))[0])
-    except OverflowError:
-        return math.copysign(math.inf, x)
-
-
-K1 = f32(1.2)
-B = 0.75
-_K1_PLUS_ONE = f32(K1 + 1.0)  # 2.2 in float32
-_ONE_MINUS_B = 0.25  # exact in float32
-_FIRST_POOL = 50
+_pack_f32 = F32_STRUCT.pack
+_unpack_f32 = F32_STRUCT.unpack
 _SHAPE_SHIFT = 32  # a posting's shape = len << 32 | tf (tf ≤ len < 2**31)
 _TF_MASK = (1 << _SHAPE_SHIFT) - 1
 # Relative margin on every pruning comparison: a float32 sum of n contributions is within
@@ -69,33 +39,6 @@ _TF_MASK = (1 << _SHAPE_SHIFT) - 1
 _MARGIN = 1e-4
 _MARGIN_PER_TERM = 1e-6
 _WALK_OVER_BISECT = 10
-
-
-def pool_size(limit: int) -> int:
-    """Slots a BM25 lane list keeps: ``max(4 × limit, 50)``."""
-    return max(4 * limit, _FIRST_POOL)
-
-
-def idf(slots: int, df: int) -> float:
-    """``ln(((N − df) + 0.5) / (df + 0.5) + 1)`` in float32 steps (N = ``slots``)."""
-    ratio = f32(f32(float(slots - df) + 0.5) / f32(df + 0.5))
-    return f32(math.log(f32(ratio + 1.0)))
-
-
-def average_length(total_length: int, slots: int) -> float:
-    """``avgdl = max(Σ len ÷ N, 1.0)`` in 64-bit, narrowed to float32 (1.0 when N is 0)."""
-    return f32(max(total_length / slots, 1.0)) if slots else 1.0
-
-
-def length_norm(length: int, avgdl: float) -> float:
-    """``k1 × ((1 − b) + (b × len) / avgdl)`` in float32 steps."""
-    return f32(K1 * f32(_ONE_MINUS_B + f32(f32(B * length) / avgdl)))
-
-
-def contribution(term_idf: float, tf: int, norm: float) -> float:
-    """``(idf × (tf × (k1 + 1))) / (tf + norm)`` in float32 steps (``norm`` = norm(len))."""
-    numerator = f32(term_idf * f32(tf * _K1_PLUS_ONE))
-    return f32(numerator / f32(tf + norm))
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,6 +51,17 @@ class LaneHit:
     """A float32 value held in a Python float (exactly representable in float32)."""
     rank: int
     """1-based position in the lane list."""
+
+
+@dataclass(frozen=True, slots=True)
+class TermEvidence:
+    """One query term against one paragraph (float32 values held in Python floats)."""
+
+    term: Term
+    tf: int
+    df: int
+    idf: float
+    contribution: float
 
 
 class _Postings:
@@ -279,6 +233,34 @@ class Bm25Index:
         allowed = None if eligible is None else self._eligible_slots(eligible)
         pool = pool_size(limit)
         return self._rank(self._pool_scores(terms, pool, allowed), pool)
+
+    def term_evidence(
+        self, query: str, source: str, paragraph: int
+    ) -> list[TermEvidence] | None:
+        """Per deduplicated query term, what it adds to the score of ``source``'s paragraph
+        (``POST …/sources/search/explain``): ``tf`` in the paragraph, ``df`` slots holding it,
+        its ``idf`` (0 for a term no slot holds) and its contribution (0 when ``tf`` is 0).
+        Summed in this order in float32 they give the paragraph's search score. ``None`` when
+        the index holds no such paragraph."""
+        stored = self._sources.get(source)
+        if stored is None or not 0 <= paragraph < stored.count:
+            return None
+        slot = stored.first + paragraph
+        avgdl = average_length(self._total_length, self._live_slots)
+        norm = length_norm(self._slot_length[slot], avgdl)
+        evidence = []
+        for term in query_terms(query):
+            postings = self._postings.get(term)
+            df = 0 if postings is None else len(postings.slots)
+            term_idf = idf(self._live_slots, df) if df else 0.0
+            tf = 0
+            if postings is not None:
+                position = bisect_left(postings.slots, slot)
+                if position < df and postings.slots[position] == slot:
+                    tf = postings.shapes[position] & _TF_MASK
+            added = contribution(term_idf, tf, norm) if tf else 0.0
+            evidence.append(TermEvidence(term, tf, df, term_idf, added))
+        return evidence
 
     def _pool_scores(
         self, terms: list[Term], pool: int, allowed: bytearray | None

@@ -10,7 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pytest_taguru.server.index import bm25
-from pytest_taguru.server.index.bm25 import Bm25Index, LaneHit, f32, idf
+from pytest_taguru.server.index.bm25 import Bm25Index, LaneHit
+from pytest_taguru.server.index.bm25_score import f32, idf
 from pytest_taguru.server.index.text import document_terms, query_terms
 
 

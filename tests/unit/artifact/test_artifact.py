@@ -170,3 +170,15 @@ def test_a_corpus_without_a_stability_verdict_reads_as_unstable() -> None:
     # thresholds-and-compare B.2: a missing corpus.stable is false, never assumed stable.
     assert parse_evaluation('{"taguru_evaluation": 1}').corpus.stable is False
     assert parse_evaluation('{"taguru_evaluation": 1, "corpus": {}}').corpus.stable is False
+
+
+def test_probe_writable(tmp_path: Path) -> None:
+    from pytest_taguru.artifact.evaluation import probe_writable
+
+    probe_writable(tmp_path / "evaluation.json")
+    assert list(tmp_path.iterdir()) == []  # leaves nothing behind
+    with pytest.raises(FileNotFoundError):
+        probe_writable(tmp_path / "missing" / "evaluation.json")
+    (tmp_path / "taken").mkdir()
+    with pytest.raises(IsADirectoryError):
+        probe_writable(tmp_path / "taken")

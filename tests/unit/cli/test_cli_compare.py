@@ -37,7 +37,10 @@ def test_compare_defaults_and_verbatim_values() -> None:
     assert parse_compare_args(["a", "b"]) == CompareArgs("a", "b", "changes.jsonl", "jsonl")
     assert parse_compare_args(["-x", "--out", "--help", "-"]) == CompareArgs("-x", "-", "--help")
     assert parse_compare_args(["a", "--format", "markdown", "b"]) == CompareArgs(
-        "a", "b", "changes.md", "markdown"
+        "a", "b", "-", "markdown"
+    )
+    assert parse_compare_args(["a", "b", "--fail-on-regression"]) == CompareArgs(
+        "a", "b", "changes.jsonl", "jsonl", fail_on_regression=True
     )
 
 
@@ -62,6 +65,7 @@ def test_compare_defaults_and_verbatim_values() -> None:
         (["a", "b", "--format"], "--format needs jsonl or markdown"),
         (["a", "b", "--format", "html"], "--format must be jsonl or markdown, got 'html'"),
         (["--format", "jsonl", "--format", "jsonl"], "--format given twice"),
+        (["--fail-on-regression", "--fail-on-regression"], "--fail-on-regression given twice"),
     ],
 )
 def test_compare_usage_errors(args: list[str], message: str) -> None:
@@ -97,14 +101,25 @@ def test_compare_writes_the_golden_file_and_prints_the_golden_summary(
     assert captured.err == (GOLDEN / example / "stderr.txt").read_text(encoding="utf-8")
 
 
-def test_compare_markdown_goes_to_changes_md(
+def test_compare_markdown_goes_to_stdout(
     workdir: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     _copy_golden("b2", workdir)
     assert main(["compare", "base.json", "head.json", "--format", "markdown"]) == 0
     expected = (GOLDEN / "b2" / "changes.md").read_text(encoding="utf-8")
-    assert (workdir / "changes.md").read_text(encoding="utf-8") == expected
-    assert capsys.readouterr().out.endswith("  wrote changes.md\n")
+    captured = capsys.readouterr()
+    assert captured.out == expected
+    assert captured.err.endswith("  wrote stdout\n")
+    assert not (workdir / "changes.md").exists()
+
+
+def test_fail_on_regression(workdir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _copy_golden("b2", workdir)  # b-mixed regressed
+    assert main(["compare", "base.json", "head.json", "--out", "-", "--fail-on-regression"]) == 3
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        "taguru-evaluate: compare: 1 regressed case(s) — exit 3 (--fail-on-regression)"
+    )
+    assert main(["compare", "base.json", "base.json", "--out", "-", "--fail-on-regression"]) == 0
 
 
 def _compare_fails(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:

@@ -58,3 +58,11 @@ def test_gate_is_handed_the_rest_of_the_arguments(monkeypatch: pytest.MonkeyPatc
     monkeypatch.setattr(gate_cli, "run_gate", fake_gate)
     assert main(["gate", "run.json", "--thresholds", "t.json"]) == 3
     assert seen == [["run.json", "--thresholds", "t.json"]]
+
+
+def test_version(capsys: pytest.CaptureFixture[str]) -> None:
+    from importlib.metadata import version
+
+    assert main(["--version"]) == 0
+    expected = f"taguru-evaluate (pytest-taguru) {version('pytest-taguru')}\n"
+    assert capsys.readouterr().out == expected

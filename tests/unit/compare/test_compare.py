@@ -11,7 +11,7 @@ from paths import GOLDEN
 
 from pytest_taguru.artifact.evaluation import parse_evaluation, render
 from pytest_taguru.artifact.view import LoadedRun, RunReadError, read_run
-from pytest_taguru.compare.classify import ChangeReport, compare
+from pytest_taguru.compare.classify import ChangeReport, compare, regressions
 from pytest_taguru.compare.render import render_jsonl, render_markdown, render_summary
 from pytest_taguru.core.jsontext import dumps_compact
 
@@ -559,3 +559,47 @@ def test_a_short_positional_budget_is_an_invalid_length() -> None:
         "in.json: malformed evaluation.json: "
         "invalid length 2, expected struct BudgetLimits with 3 elements"
     )
+
+
+# --- the Markdown's directions and --fail-on-regression ------------------------------------------
+
+
+def _with_means(**means: float) -> dict[str, Any]:
+    definitions = {name.replace("_", ".", 1): {"statistic": "distribution"} for name in means}
+    metrics = {name.replace("_", ".", 1): {"n": 1, "mean": value} for name, value in means.items()}
+    return _doc(definitions=definitions, metrics=metrics)
+
+
+def _aggregate_rows(report: ChangeReport) -> dict[str, str]:
+    lines = render_markdown(report).splitlines()
+    rows = [line for line in lines if line.startswith("| ") and "." in line]
+    return {line.split(" | ")[0][2:]: line for line in rows}
+
+
+def test_aggregate_rows_show_the_direction_and_never_minus_zero() -> None:
+    base = _with_means(recall_ndcg=1.0, latency_query_ms=10.0, budget_items_used=3.0,
+                       recall_mrr=0.5, coverage_labels=-0.0)  # fmt: skip
+    head = _with_means(recall_ndcg=-0.0, latency_query_ms=7.5, budget_items_used=4.0,
+                       recall_mrr=0.5 - 1e-12, coverage_labels=0.0004)  # fmt: skip
+    rows = _aggregate_rows(_pair(base, head))
+
+    assert rows["recall.ndcg"] == (
+        "| recall.ndcg | distribution | 1.000 | 0.000 | -1.000 | ↓ worse |"
+    )
+    assert rows["latency.query_ms"].endswith("| 10.000 | 7.500 | -2.500 | ↓ better |")
+    assert rows["budget.items_used"].endswith("| 3.000 | 4.000 | +1.000 | ↑ |")
+    assert rows["recall.mrr"].endswith("| 0.500 | 0.500 | +0.000 | = |")
+    assert rows["coverage.labels"].endswith("| 0.000 | 0.000 | +4.0e-04 | ↑ better |")
+
+
+def test_regressions_are_regressed_cases_and_worse_judged_aggregates() -> None:
+    base = _with_means(recall_ndcg=1.0, latency_query_ms=10.0, budget_items_used=3.0)
+    head = _with_means(recall_ndcg=0.5, latency_query_ms=99.0, budget_items_used=1.0)
+    base["cases"] = [{"case_id": "c", "recall": {"recall_at_k": 1.0, "mrr": 1.0, "ndcg": 1.0}}]
+    head["cases"] = [{"case_id": "c", "recall": {"recall_at_k": 1.0, "mrr": 0.5, "ndcg": 1.0}}]
+
+    found = regressions(_pair(base, head))
+
+    assert found.cases == ("c",)
+    assert found.aggregates == ("recall.ndcg",)  # latency is noise; budget use has no better
+    assert not regressions(_pair(base, base))

@@ -6,7 +6,8 @@ from gate_examples import GOLDEN, METRIC_NAMES
 
 from pytest_taguru.artifact.case import CaseBlock
 from pytest_taguru.gate.thresholds import CaseViolation, case_violations, check_thresholds
-from pytest_taguru.report.drilldown import json_body, render_drilldown
+from pytest_taguru.report.drilldown import DrilldownFacts, render_drilldown
+from pytest_taguru.report.reproduce import ServerTarget, json_body
 from pytest_taguru.run.dataset import EvalCase
 
 QUOTE = "1897年に創業"
@@ -126,7 +127,7 @@ BLOCK: dict[str, Any] = {
                 "paragraph": 0,
                 "served": True,
                 "outcome": "resolved",
-                "section": {"check": "mismatched", "expected": "沿革"},
+                "section": {"check": "mismatched", "expected": "沿革", "served": {"name": "歴史"}},
                 "quote": {"declared": QUOTE, "matched": False},
                 "latency_ms": 2,
             },
@@ -152,18 +153,22 @@ THRESHOLDS = (
 )
 
 
-def drilldown() -> str:
+def drilldown(*, origins_known: bool = True) -> str:
     case = EvalCase.model_validate(CASE | {"line": 4})
     block = CaseBlock.model_validate(BLOCK)
     thresholds = check_thresholds(
         THRESHOLDS, path="t.json", metric_names=METRIC_NAMES, case_ids=(case.case_id,)
     )
+    violations = case_violations(thresholds, block)
+    if not origins_known:
+        violations = [CaseViolation(violation=v.violation, origin=None) for v in violations]
     return render_drilldown(
         case=case,
         block=block,
-        violations=case_violations(thresholds, block),
+        violations=violations,
         context="sake",
         eval_path="eval.jsonl",
+        facts=DrilldownFacts(ServerTarget("http://127.0.0.1:8248", token=True)),
     )
 
 
@@ -217,21 +222,100 @@ def test_json_body_style() -> None:
     )
 
 
+def miss_case_and_block(text: str | None = None) -> tuple[EvalCase, CaseBlock, Any]:
+    case = EvalCase.model_validate(
+        {
+            "case_id": "m",
+            "query": "q",
+            "expected_sources": [{"source": "a.md", "paragraphs": [7, 1]}],
+            "line": 3,
+        }
+    )
+    hits = [
+        {"source": "b.md", "paragraph": 0, "score": 2.5, "text": text},
+        {"source": "c.md", "paragraph": 4, "score": 1.25},
+    ]
+    block = CaseBlock.model_validate(
+        {
+            "case_id": "m",
+            "query": "q",
+            "limit": 2,
+            "passage": {"outcome": "searched", "hits": hits, "latency_ms": 3},
+            "recall": {"recall_at_k": 0.0, "mrr": 0.0, "ndcg": 0.0, "expected_total": 1,
+                       "matched": 0},
+        }
+    )  # fmt: skip
+    thresholds = check_thresholds(
+        b'{"taguru_evaluate_thresholds":1,"cases":{"default":{"recall.mrr":{"min":0.5}}}}',
+        path="t.json",
+        metric_names=METRIC_NAMES,
+        case_ids=(),
+    )
+    return case, block, case_violations(thresholds, block)
+
+
+def test_a_miss_lists_what_outranked_it_and_says_which_paragraphs_do_not_exist() -> None:
+    case, block, violations = miss_case_and_block()
+    facts = DrilldownFacts(
+        ServerTarget("http://h:1", serve_import="corpus.ndjson"),
+        absent_paragraphs=frozenset({("a.md", 7)}),
+    )
+    text = render_drilldown(
+        case=case, block=block, violations=violations, context="x", eval_path="e", facts=facts
+    )
+    lines = text.splitlines()
+    assert lines[5:] == [
+        "expected sources:",
+        "  a.md (paragraphs 7, 1, relevance 1): not in the top 2; paragraph 7 does not exist "
+        "in a.md",
+        "hits ranked above an expected source:",
+        "  1. b.md#0 (score 2.5000)",
+        "  2. c.md#4 (score 1.2500)",
+        "reproduce (the run's embedded server stopped with the session; serve the same corpus "
+        "with 'python -m pytest_taguru.server --import corpus.ndjson', which listens on "
+        "TAGURU_ADDR, default 127.0.0.1:8248):",
+        '  POST /contexts/x/sources/search {"query": "q", "limit": 10, "semantic_floor": null, '
+        '"tags": [], "since": null, "until": null}',
+        # No explain call for the paragraph that does not exist.
+        '  POST /contexts/x/sources/search/explain {"query": "q", "source": "a.md", '
+        '"paragraph": 1, "limit": 10, "semantic_floor": null, "tags": [], "since": null, '
+        '"until": null}',
+    ]
+
+
+def test_hit_text_only_with_show_text() -> None:
+    case, block, violations = miss_case_and_block(text="served  words\nhere " + "x" * 300)
+    plain = render_drilldown(
+        case=case, block=block, violations=violations, context="x", eval_path="e"
+    )
+    assert "served words" not in plain
+    shown = render_drilldown(
+        case=case,
+        block=block,
+        violations=violations,
+        context="x",
+        eval_path="e",
+        facts=DrilldownFacts(ServerTarget("http://h:1"), show_text=True),
+    )
+    line = next(line for line in shown.splitlines() if "served words" in line)
+    assert line.startswith("     served words here xxx")
+    assert len(line.strip()) == 200 and line.endswith("…")
+
+
+def test_a_hit_text_is_never_written() -> None:
+    _, block, _ = miss_case_and_block(text="secret paragraph")
+    from pytest_taguru.artifact.case import dump_case_block
+    from pytest_taguru.artifact.evaluation import to_jsonable
+
+    assert "secret paragraph" not in str(to_jsonable(block))
+    assert "secret paragraph" not in dump_case_block(block)
+    assert block.passage.hits[0].text == "secret paragraph"  # type: ignore[union-attr]
+
+
 def test_a_violation_of_unknown_origin_names_no_bound_source() -> None:
     # A report rendered from a saved artifact has the gate's violations but not the thresholds
     # file that says whether a bound came from cases.default or an override.
-    case = EvalCase.model_validate(CASE | {"line": 4})
-    block = CaseBlock.model_validate(BLOCK)
-    thresholds = check_thresholds(
-        THRESHOLDS, path="t.json", metric_names=METRIC_NAMES, case_ids=(case.case_id,)
-    )
-    unknown = [
-        CaseViolation(violation=item.violation, origin=None)
-        for item in case_violations(thresholds, block)
-    ]
-    text = render_drilldown(
-        case=case, block=block, violations=unknown, context="sake", eval_path="eval.jsonl"
-    )
+    text = drilldown(origins_known=False)
     assert "bound from" not in text
     assert "(bound from cases." in drilldown()
     assert [line.split(" (bound from")[0] for line in drilldown().splitlines()] == (

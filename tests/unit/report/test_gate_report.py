@@ -56,6 +56,20 @@ def test_a4_pass_is_one_line_even_with_skips() -> None:
     assert gate_summary_lines(report) == ["  thresholds: PASS (sha256 5626119286ab…)"]
 
 
+def test_a_partial_run_says_its_aggregates_were_not_judged() -> None:
+    skipped = "partial run (2 of 36 cases)"
+    report = evaluate_gate(load_golden("a4.json"), run_a4(), aggregate_skipped=skipped)
+    note = (
+        "  thresholds: aggregate bounds not judged: partial run (2 of 36 cases); "
+        "--taguru-gate-partial judges them on the subset"
+    )
+    assert gate_summary_lines(report) == ["  thresholds: PASS (sha256 5626119286ab…)", note]
+    failing = evaluate_gate(load_golden("a2.json", A2_CASES), run_a2(), aggregate_skipped=skipped)
+    assert not any(v.scope == "aggregate" for v in failing.violations or [])
+    assert gate_summary_lines(failing)[-1] == note
+    assert failing.to_block()["aggregate_skipped"] == skipped
+
+
 def test_a5_lines() -> None:
     report = evaluate_gate(load_golden("a5.json"), run_a5())
     assert gate_summary_lines(report) == [

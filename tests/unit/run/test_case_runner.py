@@ -36,7 +36,9 @@ def test_scores_show_a_negative_zero_as_zero() -> None:
     block = unmatched_block()
 
     assert all(math.copysign(1.0, value) == 1.0 for _, value in scalar_scores(block))
-    assert CaseRunner.status_text(block) == "recall_at_k 0.000, mrr 0.000, ndcg 0.000"
+    assert CaseRunner.status_text(block) == (
+        "recall.recall_at_k 0.000, recall.mrr 0.000, recall.ndcg 0.000"
+    )
 
 
 def test_a_block_with_out_of_range_f32_scores_reaches_the_controller_unchanged(

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from pytest_taguru.errors import ConfigFileError, RunError, UsageError
+from pytest_taguru.gate.results import FinishedRun, GateResult
 from pytest_taguru.gate.thresholds import load_thresholds
 from pytest_taguru.run.case_runner import CaseRunner
 from pytest_taguru.run.controller import (
@@ -157,7 +158,7 @@ def test_a_session_that_never_started_writes_nothing(tmp_path: Path) -> None:
     assert controller.closing_notice() is None
 
 
-def test_partial_run_writes_the_cases_that_ran_in_file_order(
+def test_partial_run_writes_the_cases_that_ran_in_file_order_beside_the_artifact(
     tmp_path: Path, server: ReferenceServer
 ) -> None:
     controller = make_controller(tmp_path, server.url)
@@ -166,7 +167,8 @@ def test_partial_run_writes_the_cases_that_ran_in_file_order(
 
     assert controller.conclude(PYTEST_OK) == 0
 
-    artifact = json.loads((tmp_path / "evaluation.json").read_text(encoding="utf-8"))
+    assert not (tmp_path / "evaluation.json").exists()
+    artifact = json.loads((tmp_path / "evaluation.partial.json").read_text(encoding="utf-8"))
     assert [case["case_id"] for case in artifact["cases"]] == ["one", "three"]
     warning = (
         "1 of 3 dataset case(s) did not run (deselected, skipped, not reached after "
@@ -212,16 +214,154 @@ def test_gate_failure_exits_with_the_regression_code_after_writing(
     assert controller.closing_notice() is None
 
 
-def test_an_unwritable_artifact_is_a_run_failure(tmp_path: Path, server: ReferenceServer) -> None:
+def test_an_unwritable_artifact_fails_the_start(tmp_path: Path, server: ReferenceServer) -> None:
     controller = make_controller(tmp_path, server.url)
     controller.settings = controller.settings.model_copy(
         update={"out": str(tmp_path / "missing" / "evaluation.json")}
     )
+
+    with pytest.raises(RunError) as raised:
+        controller.start()
+
+    assert raised.value.message == (
+        f"writing {controller.settings.out}: No such file or directory (os error 2)"
+    )
+    assert not controller.started
+    assert stderr_of(controller) == ""  # before the target line: no request was made
+
+
+def test_an_artifact_that_cannot_be_written_at_the_end_is_a_run_failure(
+    tmp_path: Path, server: ReferenceServer
+) -> None:
+    out = tmp_path / "out"
+    out.mkdir()
+    controller = make_controller(tmp_path, server.url)
+    controller.settings = controller.settings.model_copy(
+        update={"out": str(out / "evaluation.json")}
+    )
     controller.start()
+    run_cases(controller, "one", "two", "three")
+    out.rmdir()
 
     assert controller.conclude(PYTEST_OK) == 1
     assert stderr_of(controller) == (
         f"evaluate → {server.url}\n"
         f"taguru: evaluate: writing {controller.settings.out}: "
         "No such file or directory (os error 2)\n"
+    )
+
+
+# --- gate results and the partial-run policy ----------------------------------------------------
+
+AGGREGATE = '{"taguru_evaluate_thresholds":1,"aggregate":{"recall.mrr":{"min":0.9}}}'
+
+
+def test_a_failed_aggregate_is_a_failed_gate_result(
+    tmp_path: Path, server: ReferenceServer
+) -> None:
+    controller = make_controller(tmp_path, server.url, thresholds=AGGREGATE)
+    controller.start()
+    run_cases(controller, "one", "two", "three")
+
+    assert controller.conclude(PYTEST_OK) == 3
+    [result] = controller.gate_results
+    assert (result.name, result.status) == ("thresholds", "failed")
+    assert result.headline == "recall.mrr 0.666667 < min 0.9"
+    assert result.details == (
+        "taguru thresholds: 1 run-level violation(s)",
+        "  [aggregate] recall.mrr: 0.666667 < min 0.900000",
+    )
+    assert result.properties == (("recall.mrr", "0.666667"),)
+
+
+def test_a_partial_run_skips_the_aggregates_and_passes_otherwise(
+    tmp_path: Path, server: ReferenceServer
+) -> None:
+    controller = make_controller(tmp_path, server.url, thresholds=AGGREGATE)
+    controller.start()
+    run_cases(controller, "three")
+
+    assert controller.conclude(PYTEST_OK) == 0
+    [result] = controller.gate_results
+    assert result.status == "skipped"
+    assert result.headline == "aggregate bounds not judged: partial run (1 of 3 cases)"
+    artifact = json.loads((tmp_path / "evaluation.partial.json").read_text(encoding="utf-8"))
+    assert artifact["thresholds"]["aggregate_skipped"] == "partial run (1 of 3 cases)"
+
+
+def test_gate_partial_judges_a_subset(tmp_path: Path, server: ReferenceServer) -> None:
+    controller = make_controller(tmp_path, server.url, thresholds=AGGREGATE)
+    controller.settings = controller.settings.model_copy(update={"gate_partial": True})
+    controller.start()
+    run_cases(controller, "three")
+
+    assert controller.conclude(PYTEST_OK) == 3
+    assert controller.gate_results[0].headline == "recall.mrr 0 < min 0.9"
+
+
+def test_an_out_typed_on_the_command_line_takes_a_partial_run(
+    tmp_path: Path, server: ReferenceServer
+) -> None:
+    controller = make_controller(tmp_path, server.url)
+    controller.settings = controller.settings.model_copy(update={"typed_flags": {"out"}})
+    controller.start()
+    run_cases(controller, "one")
+
+    assert controller.conclude(PYTEST_OK) == 0
+    assert (tmp_path / "evaluation.json").is_file()
+    assert not (tmp_path / "evaluation.partial.json").exists()
+
+
+def test_an_empty_run_exits_5_and_writes_nothing(tmp_path: Path, server: ReferenceServer) -> None:
+    controller = make_controller(tmp_path, server.url, thresholds=AGGREGATE)
+    controller.start()
+
+    assert controller.conclude(PYTEST_NO_TESTS) == 5
+    assert [r.status for r in controller.gate_results] == ["skipped"]
+    assert controller.gate_results[0].headline == "no case ran (0 of 3 cases)"
+    assert not list(tmp_path.glob("evaluation*.json"))
+    assert controller.closing_notice() is None
+
+
+def test_a_new_verdict_source_is_one_call(tmp_path: Path, server: ReferenceServer) -> None:
+    class AlwaysFails:
+        name = "baseline"
+
+        def judge(self, run: FinishedRun) -> GateResult:
+            assert run.coverage.complete and run.artifact_path is not None
+            return GateResult(self.name, "failed", f"{len(run.evaluation.cases)} cases worse")
+
+    controller = make_controller(tmp_path, server.url)
+    controller.add_gate_source(AlwaysFails())
+    controller.start()
+    run_cases(controller, "one", "two", "three")
+
+    assert controller.conclude(PYTEST_OK) == 3
+    assert [(r.name, r.status, r.headline) for r in controller.gate_results] == [
+        ("baseline", "failed", "3 cases worse")
+    ]
+
+
+def test_hints_follow_the_error_line(tmp_path: Path) -> None:
+    controller = make_controller(tmp_path)
+    error = RunError("server at localhost:// is not reachable: x")
+    error.hints.append("--taguru-url localhost:1: did you mean http://localhost:1?")
+
+    assert controller.fail(error) == 1
+    assert stderr_of(controller) == (
+        "taguru: evaluate: server at localhost:// is not reachable: x\n"
+        "taguru: evaluate: hint: --taguru-url localhost:1: did you mean http://localhost:1?\n"
+    )
+
+
+def test_an_interrupted_session_says_so(tmp_path: Path, server: ReferenceServer) -> None:
+    controller = make_controller(tmp_path, server.url)
+    controller.start()
+    run_cases(controller, "one")
+    controller.note_interruption("Ctrl-C")
+
+    assert controller.conclude(PYTEST_INTERRUPTED) == 1
+    assert stderr_of(controller).endswith(
+        f"taguru: evaluate: interrupted (Ctrl-C) after 1 of 3 case(s); "
+        f"{controller.settings.out} was not written\n"
     )

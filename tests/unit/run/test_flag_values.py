@@ -50,7 +50,7 @@ def test_the_drop_in_has_exactly_taguru_evaluate_run_flags() -> None:
 
 def test_raw_options_has_one_field_per_flag_in_table_order() -> None:
     names = [field.name for field in dataclasses.fields(RawOptions)]
-    assert names == [*(spec.attribute for spec in OPTION_SPECS), "flag_prefix"]
+    assert names == [*(spec.attribute for spec in OPTION_SPECS), "flag_prefix", "typed"]
 
 
 def test_raw_options_collects_every_flag() -> None:

@@ -2,7 +2,7 @@
 
 import pytest
 
-from pytest_taguru.run.server_access import bearer_token, mask_url
+from pytest_taguru.run.server_access import address_hint, bearer_token, mask_url
 
 # ---------------------------------------------------------------- masking (§1.6)
 
@@ -60,3 +60,24 @@ def test_mask_url(url: str, masked: str) -> None:
 )
 def test_bearer_token(environ: dict[str, str], token: str | None) -> None:
     assert bearer_token(environ) == token
+
+
+@pytest.mark.parametrize(
+    ("url", "environ", "hint"),
+    [
+        ("localhost:8248", {}, "--url localhost:8248: did you mean http://localhost:8248?"),
+        ("127.0.0.1:9", {}, "--url 127.0.0.1:9: did you mean http://127.0.0.1:9?"),
+        ("http://h:1", {}, None),
+        ("https://h", {"TAGURU_ADDR": "http://x:1"}, None),  # --url wins, TAGURU_ADDR unused
+        (None, {}, None),
+        (None, {"TAGURU_ADDR": "127.0.0.1:8"}, None),
+        (
+            None,
+            {"TAGURU_ADDR": "http://127.0.0.1:8/"},
+            "TAGURU_ADDR takes host:port, not a URL — did you mean TAGURU_ADDR=127.0.0.1:8 "
+            "(or --url http://127.0.0.1:8/)?",
+        ),
+    ],
+)
+def test_address_hint(url: str | None, environ: dict[str, str], hint: str | None) -> None:
+    assert address_hint("--url", url, environ) == hint

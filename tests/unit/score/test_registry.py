@@ -13,7 +13,7 @@ import pytest
 from pytest_taguru.artifact.case import CaseBlock
 from pytest_taguru.artifact.evaluation import to_jsonable
 from pytest_taguru.artifact.view import CaseView
-from pytest_taguru.report.drilldown import SEARCHED_METRICS
+from pytest_taguru.report.reproduce import SEARCHED_METRICS
 from pytest_taguru.score.metrics import definitions
 from pytest_taguru.score.registry import (
     CASE_SCOPED_METRICS,

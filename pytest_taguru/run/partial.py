@@ -1,0 +1,97 @@
+"""The partial-run policy: whether a run covered its dataset, and what that means for the gate
+and the artifact. Declared once here; the controller, the gate result and the README follow it.
+
+A run is *complete* when every dataset case came back with a block; otherwise it is *partial*
+(``-k``, node ids, ``--deselect``, ``--lf``, ``-x``, a skipped or errored case, a crashed worker),
+and *empty* when no case came back at all. Then:
+
+* aggregate bounds are judged only on a complete run, unless ``--taguru-gate-partial`` asks for
+  the subset to be judged; case-scoped bounds and the corpus-stability rule always apply to the
+  cases that ran (nothing applies to an empty run);
+* a complete run writes the configured artifact; a partial one writes
+  ``<stem>.partial<suffix>`` beside it (``evaluation.partial.json``) unless ``--taguru-out`` was
+  typed on the command line, so a debugging run never replaces a complete baseline (every
+  other output, the HTML report included, follows the same rule); an empty run writes nothing
+  and exits 5 (pytest's "no tests ran").
+
+Pure: the caller counts the cases and writes the files.
+"""
+
+from dataclasses import dataclass
+from pathlib import PurePath
+
+PARTIAL_MARK = ".partial"
+EMPTY_RUN_STATUS = 5
+"""pytest's "no tests ran": a run in which no dataset case ran exits with it, whatever else."""
+
+
+def partial_path(out: str) -> str:
+    """``evaluation.json`` → ``evaluation.partial.json``, in the same directory (a name without
+    a suffix gets ``.partial`` appended)."""
+    path = PurePath(out)
+    return str(path.with_name(f"{path.stem}{PARTIAL_MARK}{path.suffix}"))
+
+
+@dataclass(frozen=True)
+class RunCoverage:
+    """How much of the dataset a run covered."""
+
+    dataset_cases: int
+    ran_cases: int
+
+    @property
+    def complete(self) -> bool:
+        return self.ran_cases >= self.dataset_cases
+
+    @property
+    def empty(self) -> bool:
+        return self.ran_cases == 0
+
+    def describe(self) -> str:
+        """``partial run (2 of 36 cases)``, ``no case ran (0 of 36 cases)`` or
+        ``complete run (36 cases)``."""
+        if self.complete:
+            return f"complete run ({self.dataset_cases} cases)"
+        what = "no case ran" if self.empty else "partial run"
+        return f"{what} ({self.ran_cases} of {self.dataset_cases} cases)"
+
+
+@dataclass(frozen=True)
+class PartialRunPolicy:
+    """The rule, applied to one run's settings."""
+
+    out: str
+    """The configured artifact path (``--taguru-out``, ini ``taguru_out``, or the default)."""
+    typed: frozenset[str] = frozenset()
+    """The flags typed on the command line (``out``, ``html`` …): a partial run writes to a
+    path typed there as given."""
+    gate_partial: bool = False
+    """``--taguru-gate-partial``: judge aggregate bounds on a partial run's subset."""
+
+    def output_path(self, configured: str | None, flag: str, coverage: RunCoverage) -> str | None:
+        """Where an output configured at ``configured`` by ``--taguru-<flag>`` goes: as given
+        for a complete run or a path typed on the command line, beside it for a partial run,
+        nowhere for an empty run (or when it is not configured)."""
+        if configured is None or coverage.empty:
+            return None
+        if coverage.complete or flag in self.typed:
+            return configured
+        return partial_path(configured)
+
+    def artifact_path(self, coverage: RunCoverage) -> str | None:
+        """Where the run's artifact goes; ``None`` for an empty run (nothing is written)."""
+        return self.output_path(self.out, "out", coverage)
+
+    def judges_aggregates(self, coverage: RunCoverage) -> bool:
+        """Whether aggregate bounds are checked against this run's metrics."""
+        if coverage.empty:
+            return False
+        return coverage.complete or self.gate_partial
+
+    def judges_anything(self, coverage: RunCoverage) -> bool:
+        """Whether the gate runs at all (case-scoped bounds, corpus stability)."""
+        return not coverage.empty
+
+    def exit_status(self, coverage: RunCoverage) -> int | None:
+        """The status this policy imposes (5 for an empty run), or ``None``."""
+        return EMPTY_RUN_STATUS if coverage.empty else None
