@@ -30,8 +30,12 @@ DEFAULT_ADDR = "127.0.0.1:8248"
 """The server address when neither ``--url`` nor ``TAGURU_ADDR`` names one (§1.4)."""
 DEFAULT_OUT = "evaluation.json"
 DEFAULT_REGRESSION_EXIT_CODE = 3
+DEFAULT_TIMEOUT_S = 35.0
+"""taguru's whole-exchange budget of one request, above the server's own 30 s (§1.5)."""
+DEFAULT_RETRIES = 2
+DEFAULT_MAX_CONSECUTIVE_FAILURES = 5
 
-ParserName = Literal["positive_int", "exit_status"]
+ParserName = Literal["positive_int", "exit_status", "seconds", "retries", "count"]
 """A value parser of ``run.flag_values`` (``PARSERS``); its message is ``<flag> needs …``."""
 
 
@@ -53,6 +57,8 @@ class OptionSpec:
     parse: ParserName | None = None
     drop_in: bool = True
     """``taguru evaluate`` has this flag (else ``taguru-evaluate`` refuses it as unknown)."""
+    drop_in_value: str | None = None
+    """The value the drop-in gives a flag taguru lacks, so that it behaves as taguru does."""
     required: bool = False
     """taguru refuses a run without it (``<flag> <METAVAR> is required``)."""
     fallback: str | None = None
@@ -185,6 +191,33 @@ OPTION_SPECS = (
         None,
         "show served passage text in failure drill-downs (never in the artifact)",
         drop_in=False,
+    ),
+    OptionSpec(
+        "timeout",
+        "SECONDS",
+        "the whole-exchange deadline of every request: connect, send, headers and body "
+        f"(default {DEFAULT_TIMEOUT_S:g})",
+        parse="seconds",
+        drop_in=False,
+        field="timeout_s",
+    ),
+    OptionSpec(
+        "retries",
+        "N",
+        "times a request answered 429/503, or cut off before any answer, is sent again "
+        f"(default {DEFAULT_RETRIES}; 0 = never, as taguru)",
+        parse="retries",
+        drop_in=False,
+        drop_in_value="0",
+    ),
+    OptionSpec(
+        "max-consecutive-failures",
+        "K",
+        "stop the run (exit 1, no artifact) after K transport failures in a row "
+        f"(default {DEFAULT_MAX_CONSECUTIVE_FAILURES}; 0 = never)",
+        parse="count",
+        drop_in=False,
+        drop_in_value="0",
     ),
 )
 

@@ -45,6 +45,9 @@ class TaguruItems:
             )
             report.taguru_file = item.parent.nodeid if item.parent is not None else ""
             item.block = None  # its in-process extras (hit texts) are not needed any more
+        if isinstance(item, CaseItem) and call.when == "call" and item.calls is not None:
+            report.taguru_calls = item.calls.to_report()
+            report.taguru_dead = item.config.stash[RUNNER_KEY].presumed_dead
         return report
 
     def pytest_report_teststatus(
@@ -122,9 +125,23 @@ class TaguruController:
         if block_json is not None:
             self.controller.record_case(block_json)
             self.eval_nodeid = self.eval_nodeid or getattr(report, "taguru_file", None)
+        calls = getattr(report, "taguru_calls", None)
+        if calls is not None:
+            verdict = self.controller.dead_server.fold(calls, getattr(report, "taguru_dead", None))
+            if verdict is not None:
+                self._stop_session(verdict)
         if report.failed:
             regression = bool(getattr(report, "taguru_regression", False))
             self.controller.record_failure(regression=regression)
+
+    def _stop_session(self, verdict: str) -> None:
+        """No further case starts: pytest-xdist's controller loop reads its own flag."""
+        reason = f"taguru: {verdict}"
+        dsession = self.config.pluginmanager.get_plugin("dsession")
+        if dsession is not None:
+            dsession.shouldstop = dsession.shouldstop or reason
+        elif self.session is not None:
+            self.session.shouldstop = self.session.shouldstop or reason
 
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
         if report.failed:

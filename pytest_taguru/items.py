@@ -15,6 +15,7 @@ from pytest_taguru.artifact.case import CaseBlock
 from pytest_taguru.longrepr import failure_repr
 from pytest_taguru.run.case_runner import RUNNER_KEY, CaseRegression
 from pytest_taguru.run.dataset import EvalCase
+from pytest_taguru.run.dead_server import CallTally
 
 
 class EvalFile(pytest.File):
@@ -33,10 +34,15 @@ class CaseItem(pytest.Item):
         super().__init__(**kwargs)
         self.case = case
         self.block: CaseBlock | None = None
+        self.calls: CallTally | None = None
 
     def runtest(self) -> None:
         runner = self.config.stash[RUNNER_KEY]
-        self.block = runner.run_case(self.case)
+        self.block, self.calls = runner.run_case(self.case)
+        verdict = runner.presumed_dead
+        if verdict is not None:
+            # This process sends nothing more; the controller decides for the whole run.
+            self.session.shouldstop = f"taguru: {verdict}"
         self.user_properties.extend(runner.scalar_properties(self.block))
         runner.check_case_bounds(self.case, self.block)
 

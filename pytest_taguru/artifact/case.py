@@ -285,6 +285,9 @@ class CaseBlock(ArtifactModel):
     evidence: Evidence | None = None
     budget: BudgetBlock | None = None
     diversity_sources: int | None = None
+    retries: int | None = None
+    """pytest-taguru's own (taguru's readers ignore it): requests of this case sent again
+    (``--taguru-retries``); absent when none was."""
 
 
 def dump_case_block(block: CaseBlock) -> str:

@@ -206,8 +206,9 @@ def run_check(argv: Sequence[str]) -> int:
     sections match, expected concepts and labels resolve. Exit 0 clean, 2 on problems (one
     line each, with the eval.jsonl line), 1 when the server cannot be read."""
     from pytest_taguru.authoring.label_check import CorpusReader, check_eval_set
-    from pytest_taguru.run.client import CallFailed, TaguruClient
+    from pytest_taguru.run.client import TaguruClient
     from pytest_taguru.run.dataset import check_limits, load_eval_set
+    from pytest_taguru.run.exchange import CallFailed
     from pytest_taguru.run.preflight import read_context_entry
     from pytest_taguru.run.server_access import bearer_token, check_base_url, mask_url
 

@@ -141,6 +141,8 @@ def pytest_args(raw: RawOptions, rootdir: str) -> list[str]:
     # FLAG=VALUE keeps a value that starts with "--" a value, as taguru's scan does.
     args += [f"{spec.flag}={value}" for spec, value in values if isinstance(value, str)]
     args += [spec.flag for spec, value in values if value is True]
+    # taguru sends each request once and never gives up early: so does the drop-in.
+    args += [f"{spec.flag}={spec.drop_in_value}" for spec in OPTION_SPECS if spec.drop_in_value]
     return [*args, "--", raw.eval_path]
 
 

@@ -20,8 +20,11 @@ Every JSON document the plugin reads goes through :func:`read_json`: an ``eval.j
   ``0.0``, past it ``number out of range``, placed at the number's last character.
 * **NaN, Infinity, -Infinity** are not JSON: ``expected value`` at ``NaN``/``Infinity``,
   ``invalid number`` at the ``I`` of ``-Infinity`` (serde reads the ``-`` as a sign).
-* **Nesting.** Arrays and objects nest 127 deep; the 128th level is
-  ``recursion limit exceeded`` (serde's recursion limit), whatever Python's own limit.
+* **Nesting.** Arrays and objects nest 127 deep; the bracket that opens the 128th level is
+  ``recursion limit exceeded at line L column C`` (serde_json's ``remaining_depth`` of 128,
+  checked before the bracket is consumed, so C is the bracket's own column), unless a
+  syntax error comes first in the document. The depth is found by an iterative scan before
+  Python's parser runs, so a document nested 100,000 deep never reaches any recursion.
 * **Strings.** A ``\\uD800``–``\\uDFFF`` escape that is not half of a pair is
   ``lone leading surrogate in hex escape``. serde refuses it in every string it reads, keys
   included: with ``check_strings`` (the default) that is every string of the document; a
@@ -31,19 +34,23 @@ Every JSON document the plugin reads goes through :func:`read_json`: an ``eval.j
   wins (serde's maps and ``serde_json::Value``), plus ``pairs``, every pair in document order,
   so that a fixed-shape reader can refuse a repeated field (serde's ``duplicate field``).
 * **Errors** are :class:`SerdeError` (a ``ValueError``) worded as serde words them
-  (:mod:`pytest_taguru.core.serde_wording`). Syntax errors, ``NaN``/``Infinity`` and an
-  overflowing number carry serde's ``at line L column C`` (a byte column); the nesting and
-  surrogate refusals carry none, Python's parser having kept no positions. Callers print
+  (:mod:`pytest_taguru.core.serde_wording`). Syntax errors, ``NaN``/``Infinity``, an
+  overflowing number and the nesting limit carry serde's ``at line L column C`` (a byte
+  column); the surrogate refusal carries none, Python's parser having kept no positions.
+  Callers print
   the text after their own prefix (``<path>: line <n>: not JSON: …``,
   ``<path>: malformed evaluation.json: …``); the client turns any refusal into "not a
   taguru response".
 
 Outside the rule, on purpose: the case block's trip from a pytest-xdist worker to the
 controller (``artifact/case``) is Python-to-Python transport, written losslessly with
-``Infinity`` and read back by Python's ``json``; and the reference server decodes request
-bodies its own way (``server/http/bodies``), which differs observably from this rule (its
-400 texts are Python's words, floats are correctly rounded, ``-0`` is the integer 0, lone
-surrogates are accepted).
+``Infinity`` and read back by Python's ``json``. The reference server reads its request
+bodies by this rule too (``server/http/bodies``).
+
+Where taguru's typed readers differ (documented, not reproduced): serde skips an unknown
+member with an iterative ``ignore_value`` that has no depth limit, so a typed taguru reader
+accepts a deep unknown member that this reader refuses; and a deep value in a typed field
+usually meets a type error at a shallower level there.
 """
 
 import json
@@ -51,6 +58,7 @@ import math
 import re
 from collections import Counter
 from collections.abc import Collection, Iterable, Iterator, Sequence
+from itertools import accumulate
 from typing import Any
 
 from pytest_taguru.core.jsontext import to_f32
@@ -58,11 +66,12 @@ from pytest_taguru.core.limits import I64_MIN, U64_MAX
 from pytest_taguru.core.serde_wording import (
     constant_wording,
     overflow_wording,
+    position,
     syntax_wording,
 )
 
 NESTING_LIMIT = 127
-"""serde_json's recursion limit: the 128th nested array or object is refused."""
+"""serde_json's recursion limit (``remaining_depth`` 128): the 128th nested level is refused."""
 RECURSION_LIMIT = "recursion limit exceeded"
 LONE_SURROGATE = "lone leading surrogate in hex escape"
 
@@ -187,6 +196,12 @@ def _refuse_constant(name: str) -> Any:
 # --- the reader ---------------------------------------------------------------------------------
 
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89abcdefABCDEF]")
+_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
+"""A string literal: the lexical rule Python's parser and serde share (ends at the first
+unescaped quote); its content is never structure."""
+_BRACKET = re.compile(r"[\[\]{}]")
+_STRING_OR_BRACKET = re.compile(f"{_STRING.pattern}|{_BRACKET.pattern}", re.DOTALL)
+_DEPTH_STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
 
 
 def _may_hold_surrogate(text: str) -> bool:
@@ -201,14 +216,45 @@ def _may_hold_surrogate(text: str) -> bool:
     return False
 
 
-def read_json(text: str, *, exact_wide_integers: bool = False, check_strings: bool = True) -> Any:
-    """Parse ``text`` by the reading rule above; objects become :class:`JsonObject`.
+def too_deep_at(text: str) -> int | None:
+    """The index of the bracket that opens the 128th level, outside strings, or ``None``.
 
-    Raises :class:`SerdeError` with serde's wording (``trailing characters at line 1 column
-    25``, ``number out of range at line 2 column 405``, ``recursion limit exceeded``, …).
+    Iterative and linear: a count first (fewer brackets cannot nest that deep), then the depth
+    profile of the brackets left once string literals are removed, and only for a document
+    that does nest too deep, the bracket's place. Exact for every document up to its first
+    syntax error, which is all that matters: a parser stops there.
     """
+    if text.count("[") + text.count("{") <= NESTING_LIMIT:
+        return None
+    steps = map(_DEPTH_STEP.__getitem__, _BRACKET.findall(_STRING.sub("", text)))
+    if max(accumulate(steps), default=0) <= NESTING_LIMIT:
+        return None
+    depth = 0
+    for token in _STRING_OR_BRACKET.finditer(text):
+        depth += _DEPTH_STEP.get(token.group(), 0)
+        if depth > NESTING_LIMIT:
+            return token.start()
+    return None
+
+
+def _nesting_probe(text: str, at: int) -> str:
+    """``text`` up to the too-deep bracket, then ``[]`` and the closers of every level still
+    open there: a document that is valid exactly when ``text`` has no syntax error before
+    ``at`` and a value may start there (``[`` merges with no token before it)."""
+    closers: list[str] = []
+    for token in _STRING_OR_BRACKET.finditer(text, 0, at):
+        bracket = token.group()
+        if bracket in "[{":
+            closers.append("]" if bracket == "[" else "}")
+        elif bracket in "]}" and closers:
+            closers.pop()
+    return text[:at] + "[]" + "".join(reversed(closers))
+
+
+def _parse(text: str, *, exact_wide_integers: bool) -> Any:
+    """Python's parser with the rule's number hooks; refusals as :class:`SerdeError`."""
     try:
-        document = json.loads(
+        return json.loads(
             text,
             parse_float=parse_serde_float,
             parse_int=_exact_integer if exact_wide_integers else parse_int,
@@ -219,12 +265,34 @@ def read_json(text: str, *, exact_wide_integers: bool = False, check_strings: bo
         raise SerdeError(syntax_wording(error)) from None
     except _Constant as constant:
         raise SerdeError(constant_wording(text, str(constant))) from None
-    except RecursionError:
-        raise SerdeError(RECURSION_LIMIT) from None
     except ValueError:  # the number hooks' refusal: an overflowing number
         raise SerdeError(overflow_wording(text, _number)) from None
-    if text.count("[") + text.count("{") > NESTING_LIMIT:  # else it cannot nest that deep
-        _check_nesting(document)
+
+
+def read_json(text: str, *, exact_wide_integers: bool = False, check_strings: bool = True) -> Any:
+    """Parse ``text`` by the reading rule above; objects become :class:`JsonObject`.
+
+    Raises :class:`SerdeError` with serde's wording (``trailing characters at line 1 column
+    25``, ``number out of range at line 2 column 405``, ``recursion limit exceeded at line 1
+    column 128``, …).
+    """
+    deep_at = too_deep_at(text)
+    if deep_at is not None:
+        # Only the part before the too-deep bracket is parsed (at most 127 levels): serde
+        # reports whatever it meets there first, else the recursion limit at the bracket.
+        probe = _nesting_probe(text, deep_at)
+        try:
+            document = _parse(probe, exact_wide_integers=exact_wide_integers)
+        except SerdeError as error:
+            if str(error).startswith("EOF while parsing a string"):  # it runs to the real end
+                raise SerdeError(
+                    f"EOF while parsing a string {position(text, len(text), at_end=True)}"
+                ) from None
+            raise
+        if check_strings and _may_hold_surrogate(probe):
+            check_every_string(document)
+        raise SerdeError(f"{RECURSION_LIMIT} {position(text, deep_at, at_end=False)}")
+    document = _parse(text, exact_wide_integers=exact_wide_integers)
     if check_strings and _may_hold_surrogate(text):
         check_every_string(document)
     return document
@@ -235,20 +303,6 @@ def _values(container: dict[str, Any] | list[Any]) -> Iterable[Any]:
     if isinstance(container, JsonObject) and len(container) != len(container.pairs):
         return [value for _, value in container.pairs]
     return container.values() if isinstance(container, dict) else container
-
-
-def _check_nesting(document: Any) -> None:
-    """Refuse the 128th level, one level of containers at a time (keys are never one)."""
-    level = [document] if isinstance(document, dict | list) else []
-    for _ in range(NESTING_LIMIT):
-        level = [
-            value
-            for container in level
-            for value in _values(container)
-            if isinstance(value, dict | list)
-        ]
-    if level:
-        raise SerdeError(RECURSION_LIMIT)
 
 
 def whole_text(value: str) -> str:

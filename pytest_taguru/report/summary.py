@@ -14,13 +14,19 @@ def _mean(value: float | None) -> str:
 
 
 def summary_lines(
-    evaluation: Evaluation, summary: RunSummary, *, partial_run_warning: str | None = None
+    evaluation: Evaluation,
+    summary: RunSummary,
+    *,
+    partial_run_warning: str | None = None,
+    not_written: str | None = None,
 ) -> list[str]:
     """§8.2 items 1–8: header, passage/structural counts, recall, cross-tab, citations,
-    hook lines, the unstable-corpus warning, then the ``wrote`` line.
+    hook lines, pytest-taguru's retry total, the unstable-corpus warning, then the ``wrote``
+    line.
 
     ``partial_run_warning`` (pytest-taguru's own, for a run that left cases out) is shown just
-    before the ``wrote`` line. The artifact's other ``warnings`` (the ``--assembly`` filter
+    before the ``wrote`` line; ``not_written`` replaces that line with the reason the artifact
+    was not written. The artifact's other ``warnings`` (the ``--assembly`` filter
     warnings) are not repeated here: taguru prints them on stderr at start-up only.
     """
     inputs = evaluation.inputs
@@ -57,6 +63,9 @@ def summary_lines(
         if summary.more_invalid_locators:
             lines.append(f"    ... and {summary.more_invalid_locators} more invalid locator(s)")
     lines += assembly_summary_lines(evaluation)
+    retried = retry_warning(summary)
+    if retried is not None:
+        lines.append(f"  {retried}")
     if not evaluation.corpus.stable:
         lines.append(
             "  WARNING: the context's revision changed during this run — a write landed "
@@ -64,8 +73,23 @@ def summary_lines(
         )
     if partial_run_warning is not None:
         lines.append(f"  WARNING: {partial_run_warning}")
-    lines.append(f"  wrote {inputs.out}")
+    if not_written is None:
+        lines.append(f"  wrote {inputs.out}")
+    else:
+        lines.append(f"  {inputs.out} was not written: {not_written}")
     return lines
+
+
+def retry_warning(summary: RunSummary) -> str | None:
+    """The run total of retried requests (a ``warnings[]`` entry and a summary line), or
+    ``None`` when nothing was sent twice."""
+    if not summary.retried_requests:
+        return None
+    return (
+        f"retries: {summary.retried_requests} request(s) of {summary.retried_cases} case(s) "
+        "were sent again (429/503 answers or connections cut off before an answer); their "
+        "latencies are the final attempts'"
+    )
 
 
 REPORT_ONLY_NOTICE = (

@@ -14,8 +14,10 @@ from pytest_taguru.gate.results import first_of, violation_line
 from pytest_taguru.gate.thresholds import Thresholds, case_violations
 from pytest_taguru.report.drilldown import DrilldownFacts, render_drilldown
 from pytest_taguru.report.reproduce import ServerTarget, missed_sources
-from pytest_taguru.run.client import CallFailed, TaguruClient
+from pytest_taguru.run.client import TaguruClient, client_for
 from pytest_taguru.run.dataset import EvalCase, EvalSet
+from pytest_taguru.run.dead_server import CallTally
+from pytest_taguru.run.exchange import CallFailed
 from pytest_taguru.run.lanes.assembly import RunShape, run_case_lanes
 from pytest_taguru.run.lanes.request_bodies import citation_body
 from pytest_taguru.run.settings import Settings
@@ -59,15 +61,24 @@ class CaseRunner:
     @property
     def client(self) -> TaguruClient:
         if self._client is None:
-            assert self.settings.base_url is not None, "the run has no server URL yet"
-            self._client = TaguruClient(self.settings.base_url, self.settings.token_value)
+            self._client = client_for(self.settings, dead_server_rule=True)
         return self._client
 
-    def run_case(self, case: EvalCase) -> CaseBlock:
-        """Run the case's lanes in their fixed order and score them (server errors recorded)."""
+    def run_case(self, case: EvalCase) -> tuple[CaseBlock, CallTally]:
+        """Run the case's lanes in their fixed order and score them (server errors recorded);
+        the block counts the case's retries, the tally is what the dead-server rule reads."""
         lane = RunShape.from_settings(self.settings).passage_lane()
-        lanes, outcome = run_case_lanes(self.client, self.settings.context, case, lane)
-        return build_case_block(case, lanes, evidence=outcome.evidence, budget=outcome.budget)
+        calls = self.client.for_case()
+        lanes, outcome = run_case_lanes(calls, self.settings.context, case, lane)
+        block = build_case_block(case, lanes, evidence=outcome.evidence, budget=outcome.budget)
+        if calls.counts.retries:
+            block = block.model_copy(update={"retries": calls.counts.retries})
+        return block, calls.counts.tally
+
+    @property
+    def presumed_dead(self) -> str | None:
+        """The dead-server verdict of this process's calls, once the streak has tripped."""
+        return None if self._client is None else self._client.presumed_dead
 
     def scalar_properties(self, block: CaseBlock) -> list[tuple[str, object]]:
         """JUnit XML ``<properties>`` of a case: its scalar scores by metric name, never corpus

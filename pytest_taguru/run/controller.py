@@ -33,10 +33,11 @@ from pytest_taguru.gate.results import (
 from pytest_taguru.gate.thresholds import GateReport, Thresholds, evaluate_gate
 from pytest_taguru.report.gate import gate_summary_lines, publish_github
 from pytest_taguru.report.summary import REPORT_ONLY_NOTICE, summary_lines
-from pytest_taguru.run.client import TaguruClient
+from pytest_taguru.run.client import TaguruClient, client_for
 from pytest_taguru.run.dataset import EvalSet
+from pytest_taguru.run.dead_server import RunStop
 from pytest_taguru.run.finish import build_evaluation, ordered_blocks, partial_run_warning
-from pytest_taguru.run.partial import PartialRunPolicy, RunCoverage
+from pytest_taguru.run.partial import PartialRunPolicy, RunCoverage, session_failure
 from pytest_taguru.run.preflight import PreflightFacts, reread_context, run_preflight
 from pytest_taguru.run.settings import Settings
 from pytest_taguru.run.waiting import waiting_notice
@@ -121,8 +122,11 @@ class RunController:
     gate_results: list[GateResult] = field(default_factory=list)
     interruption: str | None = None
     """How the session was interrupted (``Ctrl-C``, ``pytest.exit``), when it was."""
+    dead_server: RunStop = field(init=False)
+    """The dead-server rule over every case's calls, in the order their reports arrive."""
 
     def __post_init__(self) -> None:
+        self.dead_server = RunStop(self.settings.max_consecutive_failures)
         if self.thresholds is not None:
             self.add_gate_source(ThresholdsGate(bounded=sorted(self.thresholds.file.aggregate)))
 
@@ -150,8 +154,7 @@ class RunController:
         return paths
 
     def _client(self) -> TaguruClient:
-        assert self.settings.base_url is not None
-        return TaguruClient(self.settings.base_url, self.settings.token_value)
+        return client_for(self.settings)
 
     # --- start -------------------------------------------------------------------------------
 
@@ -225,15 +228,23 @@ class RunController:
 
     # --- finish ------------------------------------------------------------------------------
 
-    def finish(self) -> None:
+    def failing_session(self, pytest_status: int) -> str | None:
+        """``run.partial.session_failure`` of this session (then no artifact is written)."""
+        failed = pytest_status == PYTEST_FAILED
+        return session_failure(self.other_failures, self.regressions, pytest_failed=failed)
+
+    def finish(self, pytest_status: int = PYTEST_OK) -> None:
         """Re-read the context, aggregate, gate and write the artifact where the partial-run
-        policy says, then judge the gate results (raises TaguruError)."""
+        policy says (nowhere when the session exits 1 anyway), then judge the gate results
+        (raises TaguruError)."""
         assert self.preflight is not None
         coverage = self.coverage()
-        path = self.policy.artifact_path(coverage)
-        if path is None:
+        planned = self.policy.artifact_path(coverage)
+        if planned is None:
             self._finish_empty(coverage)
             return
+        failing = self.failing_session(pytest_status)
+        path = self.policy.artifact_path(coverage, session_failure=failing)
         client = self._client()
         try:
             with waiting_notice(self.stderr, f"GET /contexts/{self.settings.context}"):
@@ -242,21 +253,23 @@ class RunController:
             client.close()
         cases = ordered_blocks(self.eval_set, self.blocks)
         evaluation = build_evaluation(
-            self.settings, self.eval_set, cases, self.preflight, after, out=path
+            self.settings, self.eval_set, cases, self.preflight, after, out=planned
         )
         gate = None
         if self.thresholds is not None:
             skipped = None if self.policy.judges_aggregates(coverage) else coverage.describe()
             gate = evaluate_gate(self.thresholds, evaluation, aggregate_skipped=skipped)
             evaluation = evaluation.model_copy(update={"thresholds": gate.to_block()})
-        try:
-            write_atomic(path, render(evaluation))
-        except OSError as error:
-            raise RunError(f"writing {path}: {os_error_text(error)}") from error
+        if path is not None:
+            try:
+                write_atomic(path, render(evaluation))
+            except OSError as error:
+                raise RunError(f"writing {path}: {os_error_text(error)}") from error
         lines = summary_lines(
             evaluation,
             run_summary(evaluation.cases),
             partial_run_warning=partial_run_warning(coverage.dataset_cases, coverage.ran_cases),
+            not_written=None if failing is None else f"{failing}; the session exits 1",
         )
         annotations: list[str] = []
         if gate is not None and self.thresholds is not None:
@@ -277,20 +290,22 @@ class RunController:
         self.gate_results = [source.judge(finished) for source in self.gate_sources]
         html = self.policy.output_path(self.settings.html, "html", coverage)
         if html is not None:
-            self._write_report(evaluation, path, html)
+            self._write_report(evaluation, planned, html, failing)
             lines.append(f"  wrote {html} (HTML report)")
 
-    def session_notes(self) -> tuple[str, ...]:
-        """What the HTML report must say that the artifact does not: ordinary tests (or
-        collection) that failed beside the cases, which make the session exit 1."""
-        if not self.other_failures:
+    def session_notes(self, failing: str | None) -> tuple[str, ...]:
+        """What the HTML report must say that the artifact does not: the session exits 1
+        whatever the gate says (:meth:`failing_session`), so the artifact was not written."""
+        if failing is None:
             return ()
         return (
-            f"{self.other_failures} test(s) or collection error(s) other than case regressions "
-            "failed in this pytest session: it exits 1, whatever the gate says.",
+            f"{failing} in this pytest session: it exits 1, whatever the gate says, and "
+            f"{self.settings.out} was not written.",
         )
 
-    def _write_report(self, evaluation: Evaluation, artifact: str, path: str) -> None:
+    def _write_report(
+        self, evaluation: Evaluation, artifact: str, path: str, failing: str | None
+    ) -> None:
         """The HTML report of the finished run (after the artifact: its summary still prints
         when this fails, and the run then exits 1)."""
         from pytest_taguru.report.html.island import ReportInputs
@@ -301,7 +316,7 @@ class RunController:
             artifact,
             self.eval_set,
             eval_href=eval_href(self.settings.eval_path, path),
-            session_notes=self.session_notes(),
+            session_notes=self.session_notes(failing),
         )
         try:
             write_atomic(path, render_page(inputs))
@@ -333,10 +348,12 @@ class RunController:
     def conclude(self, pytest_status: int) -> int:
         """End of the session: finish the evaluation if it started and the session ran to its
         end (an interrupted or broken session writes no artifact), then the exit status."""
+        if self.dead_server.verdict is not None and self.error_status is None:
+            self.fail(RunError(self.dead_server.message(self.settings.out)))
         if self.started and self.error_status is None:
             if pytest_status in COMPLETED_SESSION:
                 try:
-                    self.finish()
+                    self.finish(pytest_status)
                 except TaguruError as error:
                     self.fail(error)
                     self.gate_results = [
@@ -366,10 +383,8 @@ class RunController:
             return self.error_status
         if pytest_status == PYTEST_USAGE:
             return 2
-        if pytest_status not in COMPLETED_SESSION or self.other_failures:
+        if pytest_status not in COMPLETED_SESSION or self.failing_session(pytest_status):
             return 1
-        if pytest_status == PYTEST_FAILED and not self.regressions:
-            return 1  # pytest counted a failure that no report attributed to a case bound
         gate_failed = any(result.status == "failed" for result in self.gate_results)
         if self.regressions or gate_failed:
             return self.settings.regression_exit_code

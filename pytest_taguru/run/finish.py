@@ -17,11 +17,13 @@ from pytest_taguru.artifact.evaluation import (
     Inputs,
     RevisionRecord,
 )
+from pytest_taguru.report.summary import retry_warning
 from pytest_taguru.run.dataset import DEFAULT_LIMIT, RESOLVE_LIMIT, EvalSet
 from pytest_taguru.run.lanes.assembly import RunShape
 from pytest_taguru.run.preflight import ContextFacts, PreflightFacts
 from pytest_taguru.run.settings import Settings
 from pytest_taguru.score.metrics import build_metrics, definitions
+from pytest_taguru.score.summary import run_summary
 
 
 def ordered_blocks(eval_set: EvalSet, blocks: Mapping[str, CaseBlock]) -> list[CaseBlock]:
@@ -57,6 +59,9 @@ def build_evaluation(
     partial = partial_run_warning(len(eval_set.cases), len(cases))
     if partial is not None:
         warnings.append(partial)
+    retried = retry_warning(run_summary(cases))
+    if retried is not None:
+        warnings.append(retried)
     return Evaluation(
         taguru_evaluation=ARTIFACT_VERSION,
         generated_at=datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),

@@ -47,6 +47,9 @@ class RawOptions:
     regression_exit_code: str | None = None
     gate_partial: bool = False
     show_text: bool = False
+    timeout_s: str | None = None
+    retries: str | None = None
+    max_consecutive_failures: str | None = None
     flag_prefix: str = PLUGIN_FLAG_PREFIX
     typed: frozenset[str] = frozenset()
     """The names of the flags typed on the command line (the rest came from the ini file)."""
@@ -98,14 +101,46 @@ class UnsignedParser:
         raise UsageError(f"{flag} needs {self.needs}")
 
 
+_DECIMAL = re.compile(r"[0-9]+(?:\.[0-9]+)?|\.[0-9]+")
+
+
+@dataclass(frozen=True)
+class SecondsParser:
+    """A duration in seconds: a plain decimal (``35``, ``2.5``) greater than 0 and at most
+    ``maximum``; any failure, a missing value included, is ``<flag> needs <needs>``."""
+
+    needs: str
+    maximum: float
+
+    def __call__(self, text: str | None, flag: str) -> float:
+        digits = None if text is None else text.strip()
+        if digits is not None and _DECIMAL.fullmatch(digits) and len(digits) <= 20:
+            value = float(digits)
+            if 0 < value <= self.maximum:
+                return value
+        raise UsageError(f"{flag} needs {self.needs}")
+
+
+MAX_RETRIES = 10
+"""The most ``--taguru-retries`` accepts: retries stay bounded."""
+
 parse_positive_int = UnsignedParser("a positive integer", 1, U64_MAX)
 """``--max-*`` (evaluate-run.md §1.2 rule 3, assembly.md §1.1): ``usize`` parsing, then ≥ 1."""
 parse_exit_code = UnsignedParser("an exit status 0..=255", 0, 255)
 """``--regression-exit-code``: a process exit status."""
+parse_seconds = SecondsParser("a number of seconds above 0, at most 86400", 86400.0)
+"""``--taguru-timeout``."""
+parse_retries = UnsignedParser(f"a whole number 0..={MAX_RETRIES}", 0, MAX_RETRIES)
+"""``--taguru-retries``."""
+parse_count = UnsignedParser("a whole number (0 turns the rule off)", 0, U64_MAX)
+"""``--taguru-max-consecutive-failures``."""
 
-PARSERS: dict[ParserName, UnsignedParser] = {
+PARSERS: dict[ParserName, UnsignedParser | SecondsParser] = {
     "positive_int": parse_positive_int,
     "exit_status": parse_exit_code,
+    "seconds": parse_seconds,
+    "retries": parse_retries,
+    "count": parse_count,
 }
 
 
@@ -117,7 +152,7 @@ def needs(spec: OptionSpec) -> str:
     return "a file path" if spec.is_path else spec.needs
 
 
-def flag_value(spec: OptionSpec, text: str | None, flag: str) -> str | int:
+def flag_value(spec: OptionSpec, text: str | None, flag: str) -> str | int | float:
     """The value of a flag that takes one: parsed when the table names a parser, else the text
     itself. A missing (None) value is ``<flag> needs <what>``."""
     if spec.parse is not None:

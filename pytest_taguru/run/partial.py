@@ -12,7 +12,11 @@ and *empty* when no case came back at all. Then:
   ``<stem>.partial<suffix>`` beside it (``evaluation.partial.json``) unless ``--taguru-out`` was
   typed on the command line, so a debugging run never replaces a complete baseline (every
   other output, the HTML report included, follows the same rule); an empty run writes nothing
-  and exits 5 (pytest's "no tests ran").
+  and exits 5 (pytest's "no tests ran");
+* a session that exits 1 whatever the gate says (:func:`session_failure`: a crashed or killed
+  worker, an errored case, a failing ordinary test) writes no artifact at all, so a file already
+  there is left untouched, as taguru writes none on exit 1. The HTML report is still written,
+  by the rule above, and says so.
 
 Pure: the caller counts the cases and writes the files.
 """
@@ -23,6 +27,20 @@ from pathlib import PurePath
 PARTIAL_MARK = ".partial"
 EMPTY_RUN_STATUS = 5
 """pytest's "no tests ran": a run in which no dataset case ran exits with it, whatever else."""
+
+
+def session_failure(other_failures: int, regressions: int, *, pytest_failed: bool) -> str | None:
+    """Why a completed session exits 1 whatever the gate says, or ``None``: a failure that is
+    no case regression (an ordinary test, an errored case, a crashed worker, a collection
+    error), or a failure pytest counted that no case bound explains."""
+    if other_failures:
+        return (
+            f"{other_failures} test(s) or collection error(s) other than case regressions "
+            "failed (an ordinary test, an errored case, a crashed worker)"
+        )
+    if pytest_failed and not regressions:
+        return "pytest counted a failure that no case bound explains"
+    return None
 
 
 def partial_path(out: str) -> str:
@@ -78,8 +96,13 @@ class PartialRunPolicy:
             return configured
         return partial_path(configured)
 
-    def artifact_path(self, coverage: RunCoverage) -> str | None:
-        """Where the run's artifact goes; ``None`` for an empty run (nothing is written)."""
+    def artifact_path(
+        self, coverage: RunCoverage, *, session_failure: str | None = None
+    ) -> str | None:
+        """Where the run's artifact goes; ``None`` for an empty run, or for a session that
+        exits 1 anyway (``session_failure`` says why): nothing is written."""
+        if session_failure is not None:
+            return None
         return self.output_path(self.out, "out", coverage)
 
     def judges_aggregates(self, coverage: RunCoverage) -> bool:

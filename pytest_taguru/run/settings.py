@@ -16,18 +16,29 @@ Nothing here touches ``os.environ`` or the network: the environment is passed in
 config file's effect is returned as a merged copy.
 """
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from typing import TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
 from pytest_taguru.errors import UsageError
-from pytest_taguru.flags import DEFAULT_OUT, DEFAULT_REGRESSION_EXIT_CODE, OPTIONS
+from pytest_taguru.flags import (
+    DEFAULT_MAX_CONSECUTIVE_FAILURES,
+    DEFAULT_OUT,
+    DEFAULT_REGRESSION_EXIT_CODE,
+    DEFAULT_RETRIES,
+    DEFAULT_TIMEOUT_S,
+    OPTIONS,
+)
 from pytest_taguru.run.config_file import load_config_file
 from pytest_taguru.run.flag_values import (
     RawOptions,
     check_flags,
+    parse_count,
     parse_exit_code,
     parse_positive_int,
+    parse_retries,
+    parse_seconds,
 )
 from pytest_taguru.run.server_access import (
     address_hint,
@@ -36,6 +47,8 @@ from pytest_taguru.run.server_access import (
     default_base_url,
     mask_url,
 )
+
+Number = TypeVar("Number", int, float)
 
 
 class Settings(BaseModel):
@@ -69,6 +82,11 @@ class Settings(BaseModel):
     """The flags typed on the command line (the partial-run policy writes to a typed path)."""
     gate_partial: bool = False
     show_text: bool = False
+    timeout_s: float = DEFAULT_TIMEOUT_S
+    """The whole-exchange deadline of each request (``--taguru-timeout``)."""
+    retries: int = DEFAULT_RETRIES
+    max_consecutive_failures: int = DEFAULT_MAX_CONSECUTIVE_FAILURES
+    """The dead-server limit; 0 turns the rule off."""
 
     @property
     def has_budget(self) -> bool:
@@ -120,10 +138,15 @@ def resolve_settings(
             raise
     token = bearer_token(env)
 
-    def positive(name: str, value: str | None) -> int | None:
-        return None if value is None else parse_positive_int(value, raw.flag(name))
+    def parsed(name: str, parse: Callable[[str | None, str], Number], default: Number) -> Number:
+        """A parsed flag value, or its default when the flag was not given."""
+        text = raw.value(OPTIONS[name])
+        return default if not isinstance(text, str) else parse(text, raw.flag(name))
 
-    exit_code = raw.regression_exit_code
+    def positive(name: str) -> int | None:
+        text = raw.value(OPTIONS[name])
+        return None if not isinstance(text, str) else parse_positive_int(text, raw.flag(name))
+
     return Settings(
         eval_path=raw.eval_path,
         context=context,
@@ -133,17 +156,20 @@ def resolve_settings(
         html=raw.html,
         thresholds_path=raw.thresholds,
         assembly=raw.assembly,
-        max_items=positive("max-items", raw.max_items),
-        max_bytes=positive("max-bytes", raw.max_bytes),
-        max_tokens=positive("max-tokens", raw.max_tokens),
+        max_items=positive("max-items"),
+        max_bytes=positive("max-bytes"),
+        max_tokens=positive("max-tokens"),
         rerank=raw.rerank,
         serve_import=raw.serve_import,
         token=None if token is None else SecretStr(token),
         config_notes=() if config is None else config.notes,
-        regression_exit_code=(
-            DEFAULT_REGRESSION_EXIT_CODE
-            if exit_code is None
-            else parse_exit_code(exit_code, raw.flag("regression-exit-code"))
+        regression_exit_code=parsed(
+            "regression-exit-code", parse_exit_code, DEFAULT_REGRESSION_EXIT_CODE
+        ),
+        timeout_s=parsed("timeout", parse_seconds, DEFAULT_TIMEOUT_S),
+        retries=parsed("retries", parse_retries, DEFAULT_RETRIES),
+        max_consecutive_failures=parsed(
+            "max-consecutive-failures", parse_count, DEFAULT_MAX_CONSECUTIVE_FAILURES
         ),
         address_hint=hint,
         typed_flags=raw.typed,

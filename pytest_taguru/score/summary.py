@@ -49,6 +49,9 @@ class RunSummary:
     mean_locator_validity: float | None
     invalid_locators: tuple[InvalidLocator, ...]
     more_invalid_locators: int
+    retried_requests: int = 0
+    """Requests sent again over the run (the case blocks' ``retries``)."""
+    retried_cases: int = 0
 
 
 def plain_mean(values: Sequence[float]) -> float | None:
@@ -105,4 +108,6 @@ def run_summary(cases: Sequence[CaseBlock]) -> RunSummary:
         mean_locator_validity=plain_mean([c.validity.value for c in citations]),
         invalid_locators=tuple(invalid[:INVALID_SHOWN]),
         more_invalid_locators=max(len(invalid) - INVALID_SHOWN, 0),
+        retried_requests=sum(case.retries or 0 for case in cases),
+        retried_cases=sum(bool(case.retries) for case in cases),
     )

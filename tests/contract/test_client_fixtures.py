@@ -11,8 +11,9 @@ from pytest_taguru.artifact.case import PassageSearched, QueryQueried
 from pytest_taguru.artifact.evaluation import to_jsonable
 from pytest_taguru.core.jsontext import dumps_compact
 from pytest_taguru.core.serde import read_json
-from pytest_taguru.run.client import CallFailed, TaguruClient
+from pytest_taguru.run.client import TaguruClient
 from pytest_taguru.run.dataset import EvalCase
+from pytest_taguru.run.exchange import CallFailed
 from pytest_taguru.run.lanes.passage import search_passage_lane
 from pytest_taguru.run.lanes.structural import run_query
 from pytest_taguru.run.preflight import read_context_entry, read_provider_model, skew_warning

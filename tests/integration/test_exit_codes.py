@@ -24,11 +24,22 @@ def test_ordinary_tests_in_the_same_session(
     suite: Suite, ordinary: str, gate: dict[str, object] | None, expected: int
 ) -> None:
     suite.pytester.makepyfile(test_ordinary=f"def test_ordinary():\n    {ordinary}\n")
+    (suite.path / "evaluation.json").write_text("the previous run", encoding="utf-8")
     args = () if gate is None else ("--taguru-thresholds", suite.write_thresholds(gate))
     result = suite.run(*args)
 
     assert result.ret == expected
-    assert (suite.path / "evaluation.json").is_file()
+    previous = (suite.path / "evaluation.json").read_text(encoding="utf-8") == "the previous run"
+    # taguru writes no artifact on exit 1: a file already there is kept as it was.
+    assert previous == (expected == 1)
+    if expected == 1:
+        result.stdout.fnmatch_lines(
+            [
+                "  evaluation.json was not written: 1 test(s) or collection error(s) other than "
+                "case regressions failed (an ordinary test, an errored case, a crashed worker); "
+                "the session exits 1"
+            ]
+        )
 
 
 def test_a_collection_error_elsewhere_writes_no_artifact_and_exits_1(suite: Suite) -> None:
@@ -69,3 +80,13 @@ def test_pytest_usage_errors_keep_pytest_status_4(suite: Suite) -> None:
         ["taguru: evaluate: the pytest session did not complete (status 4)*"]
     )
     assert not (suite.path / "evaluation.json").exists()
+
+
+def test_an_exit_1_session_still_writes_the_html_report_saying_so(suite: Suite) -> None:
+    suite.pytester.makepyfile(test_ordinary="def test_ordinary():\n    assert False\n")
+    result = suite.run("--taguru-html", "report.html")
+
+    assert result.ret == 1
+    assert not (suite.path / "evaluation.json").exists()
+    page = (suite.path / "report.html").read_text(encoding="utf-8")
+    assert "it exits 1, whatever the gate says, and evaluation.json was not written." in page

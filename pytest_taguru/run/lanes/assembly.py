@@ -34,8 +34,10 @@ from pytest_taguru.artifact.assembly import (
 from pytest_taguru.artifact.case import HitLocator, Passage, PassageFailed, PassageSearched
 from pytest_taguru.core.budget import Limits, Usage, admit_items, item_cost, passage_item
 from pytest_taguru.core.wire_evidence import EvidenceItem, EvidencePackage
-from pytest_taguru.run.client import CallFailed, TaguruClient, decode_error_text
+from pytest_taguru.run.client import TaguruClient
 from pytest_taguru.run.dataset import EvalCase
+from pytest_taguru.run.envelope import decode_error_text
+from pytest_taguru.run.exchange import CallFailed
 from pytest_taguru.run.lanes import clock
 from pytest_taguru.run.lanes.case import run_lanes
 from pytest_taguru.run.lanes.passage import FetchedHit, fetch_passage_hits, search_passage_lane
@@ -276,8 +278,8 @@ class AssemblyLane:
         try:
             result = client.post_json(["contexts", context, "evidence"], body)
         except CallFailed as failure:
-            return failed_outcome(failure.truncated(), clock.elapsed_ms(started))
-        latency_ms = clock.elapsed_ms(started)
+            return failed_outcome(failure.truncated(), clock.call_ms(client, started))
+        latency_ms = clock.call_ms(client, started)
         try:
             package = EvidencePackage.model_validate(result)
         except ValidationError as error:

@@ -18,8 +18,10 @@ from pytest_taguru.artifact.case import (
 )
 from pytest_taguru.core.text import normalize_entry, trim, truncate_message
 from pytest_taguru.core.wire import Citation
-from pytest_taguru.run.client import CallFailed, TaguruClient, decode_error_text
+from pytest_taguru.run.client import TaguruClient
 from pytest_taguru.run.dataset import ExpectedCitation
+from pytest_taguru.run.envelope import decode_error_text
+from pytest_taguru.run.exchange import CallFailed
 from pytest_taguru.run.lanes import clock
 from pytest_taguru.run.lanes.request_bodies import citation_body
 
@@ -76,7 +78,7 @@ def check_citation(
             served=is_served,
             section=section,
             quote=quote,
-            latency_ms=clock.elapsed_ms(started),
+            latency_ms=clock.call_ms(client, started),
         )
     return CheckUnresolved(
         source=expected.source,
@@ -84,5 +86,5 @@ def check_citation(
         served=is_served,
         code=code,
         message=message,
-        latency_ms=clock.elapsed_ms(started),
+        latency_ms=clock.call_ms(client, started),
     )

@@ -27,8 +27,9 @@ from pytest_taguru.core.wire import (
     PlanLanes,
     SearchResult,
 )
-from pytest_taguru.run.client import CallFailed, TaguruClient
+from pytest_taguru.run.client import TaguruClient
 from pytest_taguru.run.dataset import EvalCase
+from pytest_taguru.run.exchange import CallFailed
 from pytest_taguru.run.lanes import clock
 from pytest_taguru.run.lanes.request_bodies import (
     search_body,
@@ -71,8 +72,8 @@ def fetch_passage_hits(
     try:
         result = client.post_json(["contexts", context, "sources", "search"], search_body(case))
     except CallFailed as failure:
-        return PassageFailed(message=failure.truncated(), latency_ms=clock.elapsed_ms(started))
-    latency_ms = clock.elapsed_ms(started)
+        return PassageFailed(message=failure.truncated(), latency_ms=clock.call_ms(client, started))
+    latency_ms = clock.call_ms(client, started)
     try:
         page = SearchResult.model_validate(result)
     except ValidationError:

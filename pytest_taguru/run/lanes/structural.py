@@ -26,8 +26,10 @@ from pytest_taguru.artifact.case import (
 )
 from pytest_taguru.core.text import truncate_message
 from pytest_taguru.core.wire import QueryResult, ResolveCandidate
-from pytest_taguru.run.client import CallFailed, TaguruClient, decode_error_text
+from pytest_taguru.run.client import TaguruClient
 from pytest_taguru.run.dataset import RESOLVE_LIMIT, EvalCase, ExpectedAssociation
+from pytest_taguru.run.envelope import decode_error_text
+from pytest_taguru.run.exchange import CallFailed
 from pytest_taguru.run.lanes import clock
 from pytest_taguru.run.lanes.request_bodies import query_body, resolve_body
 
@@ -66,13 +68,13 @@ def call_resolve(
     try:
         result = client.post_json(["contexts", context, endpoint], resolve_body(cue))
     except CallFailed as failure:
-        return ResolveCall([], failure.truncated(), clock.elapsed_ms(started))
-    latency_ms = clock.elapsed_ms(started)
+        return ResolveCall([], failure.truncated(), clock.call_ms(client, started))
+    latency_ms = clock.call_ms(client, started)
     try:
         candidates = _CANDIDATES.validate_python(result)
     except ValidationError as error:
         message = truncate_message(f"{endpoint} response did not parse: {decode_error_text(error)}")
-        return ResolveCall([], message, clock.elapsed_ms(started))
+        return ResolveCall([], message, clock.call_ms(client, started))
     return ResolveCall(top_tier(candidates), None, latency_ms)
 
 
@@ -121,8 +123,8 @@ def run_query(
     try:
         result = client.post_json(["contexts", context, "query"], body)
     except CallFailed as failure:
-        return QueryErrored(message=failure.truncated(), latency_ms=clock.elapsed_ms(started))
-    latency_ms = clock.elapsed_ms(started)
+        return QueryErrored(message=failure.truncated(), latency_ms=clock.call_ms(client, started))
+    latency_ms = clock.call_ms(client, started)
     try:
         page = QueryResult.model_validate(result)
     except ValidationError as error:

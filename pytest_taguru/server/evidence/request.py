@@ -1,6 +1,7 @@
 """Decoding of the ``POST /contexts/{name}/evidence`` body (assembly.md §2.2, §2.3).
 
-The body has already parsed as JSON (a syntax error is 400 before this module runs). Here the
+The body has already been read by the one JSON reader (``core/serde``: a syntax error, a
+number past the f64 range or nesting past 127 levels is 400 before this module runs). Here the
 shape is checked the way taguru's serde decoder does, member by member in document order, so
 the first problem met decides the 422 and its message::
 
@@ -14,7 +15,6 @@ list caps answer 400 ``over_limit``: ``origins`` first, then ``labels``.
 
 Deviation, documented: the whole body is parsed before the shape is checked, so a syntax error
 that comes after a shape error answers 400 where taguru's streaming parser would answer 422.
-A number past the f64 range is such a syntax error for serde (400, never 422).
 """
 
 import json
@@ -26,12 +26,14 @@ from typing import Any
 from pytest_taguru.core.budget import Limits
 from pytest_taguru.core.jsontext import format_plain
 from pytest_taguru.core.limits import U64_MAX
+from pytest_taguru.core.serde import parse_int, parse_serde_float
 from pytest_taguru.server.errors import ApiError, list_over_limit
-from pytest_taguru.server.http.bodies import JSON_DATA_PREFIX, JSON_SYNTAX_PREFIX
+from pytest_taguru.server.http.bodies import JSON_DATA_PREFIX
 
 MAX_CUES = 1000
 _WHITESPACE = " \t\n\r"
-_DECODER = json.JSONDecoder()
+_DECODER = json.JSONDecoder(parse_float=parse_serde_float, parse_int=parse_int)
+"""Members re-read with positions, numbers as the one reader reads them (``core/serde``)."""
 
 REQUEST_STRUCT = "struct AssembleEvidenceRequest"
 BUDGET_STRUCT = "struct BudgetRequest"
@@ -82,10 +84,7 @@ class _Member:
 
 
 class _ShapeError(Exception):
-    """A serde-style shape problem: ``detail`` at text offset ``end``."""
-
-    prefix = JSON_DATA_PREFIX
-    status = 422
+    """A serde-style shape problem (422): ``detail`` at text offset ``end``."""
 
     def __init__(self, path: str, detail: str, end: int) -> None:
         super().__init__(detail)
@@ -94,26 +93,17 @@ class _ShapeError(Exception):
         self.end = end
 
 
-class _OutOfRange(_ShapeError):
-    """A number past the f64 range: serde's parser refuses it as a syntax error (400)."""
-
-    prefix = JSON_SYNTAX_PREFIX
-    status = 400
-
-
 def unexpected(value: Any) -> str:
     """serde's ``Unexpected`` text for a decoded JSON value (``string "x"``, ``integer `5```)."""
     if value is None:
         return "null"
     if isinstance(value, bool):
         return f"boolean `{'true' if value else 'false'}`"
-    if isinstance(value, int) and abs(value) <= U64_MAX:
+    if isinstance(value, int):  # within i64/u64: the reader reads a wider literal as a float
         return f"integer `{value}`"
-    if isinstance(value, int | float):
-        # Past the u64 range serde reads an integer literal as a double, as Python's float().
-        number = float(value) if abs(value) < 2**1024 else math.inf if value > 0 else -math.inf
-        text = format_plain(number)
-        whole = math.isfinite(number) and "." not in text and "e" not in text
+    if isinstance(value, float):
+        text = format_plain(value)
+        whole = math.isfinite(value) and "." not in text and "e" not in text
         return f"floating point `{text + '.0' if whole else text}`"
     if isinstance(value, str):
         return "string " + json.dumps(value, ensure_ascii=False)
@@ -162,11 +152,7 @@ def _number(expected: str) -> Callable[[str, _Member], float | None]:
         if value is None:
             return None
         if isinstance(value, int | float) and not isinstance(value, bool):
-            try:
-                return float(value)
-            except OverflowError:
-                # serde_json cannot hold an integer beyond the f64 range either.
-                raise _OutOfRange(path, "number out of range", member.value_end) from None
+            return float(value)
         raise _ShapeError(
             path, f"invalid type: {unexpected(value)}, expected {expected}", member.value_end
         )
@@ -283,8 +269,8 @@ def decode_evidence_request(text: str) -> EvidenceRequest:
         prefix = f"{problem.path}: " if problem.path else ""
         raise ApiError(
             "malformed_request",
-            f"{problem.prefix}{prefix}{problem.detail} at line {line} column {column}",
-            status=problem.status,
+            f"{JSON_DATA_PREFIX}{prefix}{problem.detail} at line {line} column {column}",
+            status=422,
         ) from problem
     for name, cues in (("origins", request.origins), ("labels", request.labels)):
         if len(cues) > MAX_CUES:

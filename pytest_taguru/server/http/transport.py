@@ -168,16 +168,16 @@ async def read_body(request: Request) -> bytes:
     return b"".join(chunks)
 
 
-async def json_body(request: Request) -> Any:
+async def json_body(request: Request, *, check_strings: bool = True) -> Any:
     """A JSON body: 415 without a JSON Content-Type, 413 over the cap, 400 when broken."""
     if not is_json_content_type(request.headers.get("content-type")):
         raise ApiError("malformed_request", MISSING_JSON_CONTENT_TYPE, status=415)
-    return parse_json(await read_body(request))
+    return parse_json(await read_body(request), check_strings=check_strings)
 
 
 async def typed_body(request: Request, model: type[Body]) -> Body:
     """A typed body: :func:`json_body`, then 422 when the shape is wrong."""
-    return decode_model(model, await json_body(request))
+    return decode_model(model, await json_body(request, check_strings=False))
 
 
 def _query_refusal(detail: str) -> ApiError:

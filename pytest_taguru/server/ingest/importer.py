@@ -13,10 +13,10 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from pytest_taguru.core.serde import SerdeError, read_json
 from pytest_taguru.core.text import trim
 from pytest_taguru.server.context import AssocOp, Context
 from pytest_taguru.server.errors import ApiError, Issue
-from pytest_taguru.server.http.bodies import loads_strict
 from pytest_taguru.server.index.graph import Namespace
 from pytest_taguru.server.index.passages import (
     Locator,
@@ -105,8 +105,8 @@ def parse_import(raw: bytes) -> list[ImportBatch]:
         if len(content.encode()) > MAX_LINE_BYTES:
             raise _refuse(f"line {number}: the line is over the 16 MiB cap")
         try:
-            record = loads_strict(content)
-        except ValueError as exc:
+            record = read_json(content)
+        except SerdeError as exc:
             raise _refuse(f"line {number}: not JSON: {exc}") from exc
         model = line_model(record) if isinstance(record, dict) else None
         if model is None:

@@ -208,3 +208,17 @@ def test_an_undecodable_path_is_shown_with_replacement_characters(
     assert main(["compare", raw_name, "head.json"]) == 0
     header = (workdir / "changes.jsonl").read_text(encoding="utf-8").splitlines()[0]
     assert '"path":"base-\ufffd.json"' in header
+
+
+def test_a_deeply_nested_artifact_is_an_input_error_not_a_crash(
+    workdir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Before the one reader, compare ended in a RecursionError traceback with exit 1.
+    _copy_golden("b1", workdir)
+    deep = '{"taguru_evaluation":1,"x":' + "[" * 100_000 + "]" * 100_000 + "}"
+    (workdir / "head.json").write_text(deep, encoding="utf-8")
+    assert main(["compare", "base.json", "head.json"]) == 2
+    assert capsys.readouterr().err == (
+        "taguru-evaluate: HEAD head.json: malformed evaluation.json: recursion limit exceeded "
+        "at line 1 column 154\n"
+    )

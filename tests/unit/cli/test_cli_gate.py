@@ -143,3 +143,12 @@ def test_gate_publishes_to_github_when_asked(tmp_path: Path) -> None:
     assert code == 3
     assert "::error file=eval.jsonl,title=taguru case easy::" in out
     assert summary.read_text(encoding="utf-8").startswith("### taguru thresholds: FAIL")
+
+
+def test_a_deeply_nested_artifact_is_an_input_error_not_a_crash(tmp_path: Path) -> None:
+    # Before the one reader, an artifact nested past Python's limit ended in a traceback.
+    deep = tmp_path / "deep.json"
+    deep.write_text('{"taguru_evaluation":1,"x":' + "[" * 100_000 + "]" * 100_000 + "}")
+    code, out, err = gate(str(deep), "--thresholds", golden("a2.json"))
+    assert (code, out) == (2, "")
+    assert "recursion limit exceeded at line 1 column 154" in err

@@ -180,6 +180,9 @@ def test_the_run_becomes_a_pytest_command_line_with_only_the_plugin() -> None:
         "--taguru-max-items=3",
         "--taguru-rerank=m",
         "--taguru-assembly",
+        # taguru's own behaviour: every request sent once, the run never stopped early.
+        "--taguru-retries=0",
+        "--taguru-max-consecutive-failures=0",
         "--",
         "--e.jsonl",
     ]

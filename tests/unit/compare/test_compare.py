@@ -369,11 +369,11 @@ def test_budgets_are_compared_as_a_triple_and_null_means_absent() -> None:
         ),
         (
             '{"taguru_evaluation":1,"x":' + "[" * 127 + "]" * 127 + "}",
-            "malformed evaluation.json: recursion limit exceeded",
+            "malformed evaluation.json: recursion limit exceeded at line 1 column 154",
         ),
         (
             '{"taguru_evaluation":1,"x":' + "[" * 5000 + "]" * 5000 + "}",
-            "malformed evaluation.json: recursion limit exceeded",
+            "malformed evaluation.json: recursion limit exceeded at line 1 column 154",
         ),
     ],
 )

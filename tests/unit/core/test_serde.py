@@ -122,13 +122,52 @@ def test_syntax_errors_use_serdes_words_and_a_position(text: str, message: str) 
 
 
 def test_nesting_up_to_serdes_limit_is_read_and_one_more_is_refused() -> None:
+    # serde_json 1.0.150 de.rs check_recursion!: remaining_depth starts at 128 and the error
+    # is raised at peek_position, before the bracket is eaten: the bracket's own column.
     assert read_json("[" * 127 + "]" * 127) is not None
-    assert refusal("[" * 128 + "]" * 128) == "recursion limit exceeded"
-    assert refusal('{"a":' * 128 + "1" + "}" * 128) == "recursion limit exceeded"
+    assert refusal("[" * 128 + "]" * 128) == "recursion limit exceeded at line 1 column 128"
+    assert refusal('{"a":' * 128 + "1" + "}" * 128) == (
+        "recursion limit exceeded at line 1 column 636"
+    )
+    assert refusal("\n [" * 130) == "recursion limit exceeded at line 129 column 2"
 
 
 def test_nesting_far_past_pythons_own_limit_is_the_same_refusal() -> None:
-    assert refusal("[" * 100_000 + "]" * 100_000) == "recursion limit exceeded"
+    deep = "[" * 100_000 + "]" * 100_000
+    assert refusal(deep) == "recursion limit exceeded at line 1 column 128"
+    assert refusal('{"a":' + deep + "}") == "recursion limit exceeded at line 1 column 132"
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        # serde reads the document in order: what comes before the 128th level decides.
+        ("[1 " + "[" * 200, "expected `,` or `]` at line 1 column 4"),
+        ("{" + "[" * 200, "key must be a string at line 1 column 2"),
+        ('{"a" ' + "[" * 200, "expected `:` at line 1 column 6"),
+        ("[]" + "[" * 200, "trailing characters at line 1 column 3"),
+        ("[" * 100 + "NaN," + "[" * 100, "expected value at line 1 column 101"),
+        ("[1e999," + "[" * 200, "number out of range at line 1 column 6"),
+        ('["abc' + "[" * 200, "EOF while parsing a string at line 1 column 205"),
+        ('["\\ud800",' + "[" * 200, "lone leading surrogate in hex escape"),
+        # Brackets inside strings are not structure.
+        ('["' + "[" * 500 + '"]', None),
+        ('["\\"' + "[" * 500 + '"]', None),
+    ],
+)
+def test_what_precedes_the_too_deep_bracket_is_reported_first(
+    text: str, message: str | None
+) -> None:
+    if message is None:
+        assert read_json(text) is not None
+    else:
+        assert refusal(text) == message
+
+
+def test_a_skipped_lone_surrogate_before_the_too_deep_bracket_is_not_the_refusal() -> None:
+    text = '["\\ud800",' + "[" * 200
+    with pytest.raises(SerdeError, match=r"^recursion limit exceeded at line 1 column 137$"):
+        read_json(text, check_strings=False)
 
 
 # --- objects, structs, strings ---------------------------------------------------------------
