@@ -39,9 +39,14 @@ def chromium_path() -> str | None:
     )
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def chromium(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    """One headless Chromium with a fresh user-data directory for the session (per worker)."""
+    """One headless Chromium with a fresh user-data directory per test module.
+
+    Module scope, not session: playwright's sync API keeps an asyncio loop marked running on
+    the main thread while it is open, so a session-long driver would break every later test
+    that calls ``asyncio.run``.
+    """
     sync_api = pytest.importorskip(
         "playwright.sync_api", reason="playwright is not installed (the test extra has it)"
     )
