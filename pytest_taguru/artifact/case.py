@@ -288,6 +288,9 @@ class CaseBlock(ArtifactModel):
     retries: int | None = None
     """pytest-taguru's own (taguru's readers ignore it): requests of this case sent again
     (``--taguru-retries``); absent when none was."""
+    expectations_sha256: str | None = None
+    """pytest-taguru's own: the hash of what the eval line declares (``run.expectations``),
+    which pairs this case with the same, unrelabelled case of another run."""
 
 
 def dump_case_block(block: CaseBlock) -> str:

@@ -18,9 +18,25 @@ Error texts follow serde's wording, naming the reference's structs; a data error
 from dataclasses import dataclass
 from typing import Annotated, Any, ClassVar
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    ValidationError,
+    ValidatorFunctionWrapHandler,
+    model_validator,
+)
 
 from pytest_taguru.artifact.evaluation import ARTIFACT_VERSION
+from pytest_taguru.artifact.extras import (
+    NO_FACTS,
+    PairingFacts,
+    RunShapeFacts,
+    pairing_facts,
+    run_shape_facts,
+)
 from pytest_taguru.core.limits import U64
 from pytest_taguru.core.serde import (
     JsonObject,
@@ -110,6 +126,19 @@ class CaseView(_View):
     coverage: CoverageView | None = None
     citations: CitationsView | None = None
     diversity_sources: float | None = None
+    _pairing: PairingFacts = PrivateAttr(default=NO_FACTS)
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _read_pairing(cls, data: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+        view = handler(data)
+        view._pairing = pairing_facts(data)
+        return view
+
+    @property
+    def pairing(self) -> PairingFacts:
+        """pytest-taguru's pairing facts of the case (``extras``), outside taguru's view."""
+        return self._pairing
 
 
 class BudgetLimits(_View):
@@ -123,6 +152,19 @@ class BudgetLimits(_View):
 class InputsView(_View):
     context: _Text = ""
     budget: BudgetLimits | None = None
+    _shape: RunShapeFacts = PrivateAttr(default_factory=RunShapeFacts)
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _read_shape(cls, data: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+        view = handler(data)
+        view._shape = run_shape_facts(data)
+        return view
+
+    @property
+    def shape(self) -> RunShapeFacts:
+        """pytest-taguru's reading of the run's mode, rerank and limits (``extras``)."""
+        return self._shape
 
 
 class ContextRevision(_View):

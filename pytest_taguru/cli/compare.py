@@ -4,10 +4,16 @@
 Beyond taguru's scan: ``--format markdown``, ``--out -`` (the document on stdout, the summary
 on stderr; Markdown goes to stdout unless ``--out`` names a file) and ``--fail-on-regression``
 (exit 3 when a case regressed or a judged aggregate got worse; taguru's compare always exits 0).
+``--stats`` (or ``--alpha``/``--tolerance``) adds the paired statistics (``compare.verdicts``):
+a table after the summary, Markdown columns, a ``kind: "statistics"`` line at the end of
+``changes.jsonl``; ``--fail-on-regression`` then fails on a regressed verdict instead, and
+refuses (exit 2) runs that cannot be gated against each other (``compare.comparability``).
+Without them every output is taguru's, byte for byte.
 """
 
 import os
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Literal
@@ -16,7 +22,19 @@ from pytest_taguru.artifact.evaluation import write_atomic
 from pytest_taguru.artifact.view import LoadedRun, RunReadError, read_run
 from pytest_taguru.cli.arguments import PREFIX, PROG, ArgumentError, ValueFlag, scan
 from pytest_taguru.compare.classify import compare, regressions
+from pytest_taguru.compare.comparability import comparability_problems, question_of
 from pytest_taguru.compare.render import render_jsonl, render_markdown, render_summary
+from pytest_taguru.compare.significance import (
+    DEFAULT_ALPHA,
+    NO_TOLERANCE,
+    SpecError,
+    Tolerances,
+    parse_alpha,
+    parse_tolerances,
+)
+from pytest_taguru.compare.stats_render import statistics_record, terminal_lines, verdict_line
+from pytest_taguru.compare.verdicts import paired_statistics
+from pytest_taguru.core.jsontext import dumps_compact
 from pytest_taguru.core.textfile import UnreadableFile, os_error_text, read_utf8
 from pytest_taguru.errors import RunError, UsageError
 from pytest_taguru.flags import DEFAULT_REGRESSION_EXIT_CODE
@@ -29,7 +47,10 @@ _DEFAULTS = f"default: {_DEFAULT_OUT['jsonl']}; stdout for markdown; - is stdout
 
 _FAIL = DEFAULT_REGRESSION_EXIT_CODE
 COMPARE_SYNOPSIS = f"{PROG} compare BASE.json HEAD.json [--out FILE] [--format jsonl|markdown]"
-_SWITCHES = " " * len(f"usage: {PROG} compare") + " [--fail-on-regression]"
+_SWITCHES = (
+    " " * len(f"usage: {PROG} compare")
+    + " [--fail-on-regression] [--stats] [--alpha A] [--tolerance SPEC]"
+)
 
 COMPARE_USAGE = f"""\
 usage: {COMPARE_SYNOPSIS}
@@ -50,11 +71,20 @@ is a warning, never a refusal.
                      ↑ better / ↓ worse
   --fail-on-regression
                      exit {_FAIL} when a case regressed or an aggregate got worse
-                     (latency excepted: too noisy)
+                     (latency excepted: too noisy); with --stats, when a paired
+                     verdict is regressed
+  --stats            paired statistics per metric over the cases both runs scored
+                     alike: mean delta, bootstrap 95% interval, sign-flip p (Holm-
+                     corrected across metrics), verdict regressed / inconclusive /
+                     unchanged / improved; adds a "statistics" line to changes.jsonl
+  --alpha A          significance level of the verdicts (default {DEFAULT_ALPHA:g}; implies --stats)
+  --tolerance SPEC   tolerated drop: 0.01, or per metric recall.mrr=0.02, or both,
+                     comma-separated (default 0; implies --stats)
 
 EXIT CODES: 0 the comparison completed, whatever it found (the pass/fail gate is
 --thresholds), unless --fail-on-regression · 1 the output could not be written · 2 usage
-error, an unreadable file, or malformed or out-of-range JSON · {_FAIL} a regression with
+error, an unreadable file, or malformed or out-of-range JSON; with --stats and
+--fail-on-regression, runs that cannot be gated against each other · {_FAIL} a regression with
 --fail-on-regression.
 """
 
@@ -62,14 +92,34 @@ error, an unreadable file, or malformed or out-of-range JSON · {_FAIL} a regres
 # --- the scan (B.1) ----------------------------------------------------------------------------
 
 FAIL_ON_REGRESSION = "--fail-on-regression"
+STATS = "--stats"
+
+
+def _spec_problem(flag: str, parse: Callable[[str], object]) -> Callable[[str], str | None]:
+    def problem(value: str) -> str | None:
+        try:
+            parse(value)
+        except SpecError as error:
+            return f"{flag}: {error}"
+        return None
+
+    return problem
+
+
 _FLAGS = (
     ValueFlag("--out", "a file path"),
     ValueFlag(
         "--format",
         "jsonl or markdown",
-        lambda value: None
-        if value in _DEFAULT_OUT
-        else f"--format must be jsonl or markdown, got '{value}'",
+        lambda value: (
+            None if value in _DEFAULT_OUT else f"--format must be jsonl or markdown, got '{value}'"
+        ),
+    ),
+    ValueFlag("--alpha", "a number between 0 and 1", _spec_problem("--alpha", parse_alpha)),
+    ValueFlag(
+        "--tolerance",
+        "a tolerance (0.01, recall.mrr=0.02)",
+        _spec_problem("--tolerance", parse_tolerances),
     ),
 )
 
@@ -81,6 +131,9 @@ class CompareArgs:
     out: str
     format: Format = "jsonl"
     fail_on_regression: bool = False
+    stats: bool = False
+    alpha: float = DEFAULT_ALPHA
+    tolerances: Tolerances = NO_TOLERANCE
 
 
 def parse_compare_args(args: list[str]) -> CompareArgs:
@@ -97,7 +150,7 @@ def parse_compare_args(args: list[str]) -> CompareArgs:
         _FLAGS,
         usage=COMPARE_USAGE,
         command="evaluate compare",
-        switches=(FAIL_ON_REGRESSION,),
+        switches=(FAIL_ON_REGRESSION, STATS),
     )
     if len(positional) != 2:
         raise ArgumentError(
@@ -106,7 +159,17 @@ def parse_compare_args(args: list[str]) -> CompareArgs:
         )
     fmt: Format = "markdown" if given.get("--format") == "markdown" else "jsonl"
     out = given.get("--out", _DEFAULT_OUT[fmt])
-    return CompareArgs(positional[0], positional[1], out, fmt, FAIL_ON_REGRESSION in given)
+    alpha, tolerance = given.get("--alpha"), given.get("--tolerance")
+    return CompareArgs(
+        positional[0],
+        positional[1],
+        out,
+        fmt,
+        FAIL_ON_REGRESSION in given,
+        stats=STATS in given or alpha is not None or tolerance is not None,
+        alpha=DEFAULT_ALPHA if alpha is None else parse_alpha(alpha),
+        tolerances=NO_TOLERANCE if tolerance is None else parse_tolerances(tolerance),
+    )
 
 
 def display_path(path: str) -> str:
@@ -134,35 +197,55 @@ def generated_at_now() -> str:
 
 def run_compare(args: CompareArgs) -> int:
     """BASE, then HEAD, then the warnings, the atomic write (or stdout), and the summary
-    (B.1, B.10); then, with ``--fail-on-regression``, the regression verdict."""
+    (B.1, B.10), the statistics table with ``--stats``; then, with ``--fail-on-regression``,
+    the regression verdict."""
     base = load_run(args.base, "BASE")
     head = load_run(args.head, "HEAD")
     report = compare(base, head)
     for warning in report.warnings:
         print(PREFIX + warning, file=sys.stderr)
+    statistics = None
+    if args.stats:
+        if args.fail_on_regression:
+            problems = comparability_problems(question_of(base), question_of(head))
+            if problems:
+                raise UsageError(
+                    "BASE and HEAD cannot be gated against each other: " + "; ".join(problems)
+                )
+        statistics = paired_statistics(base, head, alpha=args.alpha, tolerances=args.tolerances)
     if args.format == "markdown":
-        text = render_markdown(report)
+        text = render_markdown(report, statistics)
     else:
         text = render_jsonl(report, generated_at_now())
+        if statistics is not None:
+            text += dumps_compact(statistics_record(statistics)) + "\n"
+    summary = render_summary(report, "stdout" if args.out == STDOUT else display_path(args.out))
+    if statistics is not None:
+        summary += "".join(line + "\n" for line in terminal_lines(statistics))
     if args.out == STDOUT:
         sys.stdout.write(text)
         sys.stdout.flush()
-        sys.stderr.write(render_summary(report, "stdout"))
+        sys.stderr.write(summary)
     else:
         try:
             write_atomic(args.out, text)
         except OSError as error:
             raise RunError(f"writing {display_path(args.out)}: {os_error_text(error)}") from None
-        sys.stdout.write(render_summary(report, display_path(args.out)))
-    found = regressions(report)
-    if args.fail_on_regression and found:
-        what = [f"{len(found.cases)} regressed case(s)"]
+        sys.stdout.write(summary)
+    if not args.fail_on_regression:
+        return 0
+    if statistics is not None:
+        what = [verdict_line(item) for item in statistics.with_verdict("regressed")]
+    else:
+        found = regressions(report)
+        what = [f"{len(found.cases)} regressed case(s)"] if found else []
         if found.aggregates:
             what.append(f"worse aggregate(s): {', '.join(found.aggregates)}")
-        print(
-            f"{PREFIX}compare: {'; '.join(what)} — exit {DEFAULT_REGRESSION_EXIT_CODE} "
-            "(--fail-on-regression)",
-            file=sys.stderr,
-        )
-        return DEFAULT_REGRESSION_EXIT_CODE
-    return 0
+    if not what:
+        return 0
+    print(
+        f"{PREFIX}compare: {'; '.join(what)} — exit {DEFAULT_REGRESSION_EXIT_CODE} "
+        "(--fail-on-regression)",
+        file=sys.stderr,
+    )
+    return DEFAULT_REGRESSION_EXIT_CODE

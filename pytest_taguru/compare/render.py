@@ -18,6 +18,8 @@ from pytest_taguru.compare.classify import (
     aggregate_trend,
     thresholds_identity,
 )
+from pytest_taguru.compare.stats_render import MARKDOWN_COLUMNS, markdown_cells, markdown_section
+from pytest_taguru.compare.verdicts import StatisticsReport
 from pytest_taguru.core.jsontext import dumps_compact
 from pytest_taguru.report.markdown import cell
 
@@ -150,6 +152,7 @@ def render_summary(report: ChangeReport, out: str) -> str:
 
 # --- Markdown (a pull-request comment) ---------------------------------------------------------
 
+_AGGREGATE_COLUMNS = ("metric", "statistic", "base", "head", "Δ", "change")
 _KIND_ORDER = {"regressed": 0, "improved": 1, "added": 2, "removed": 3}
 
 
@@ -193,13 +196,15 @@ def _moved_text(change: MetricChange) -> str:
     return f"**{text}**" if change.direction == "regressed" else text
 
 
-def render_markdown(report: ChangeReport) -> str:
+def render_markdown(report: ChangeReport, statistics: StatisticsReport | None = None) -> str:
     """A Markdown summary ready to paste into a pull-request comment.
 
     Sections: the two runs and the verdict counts; the aggregate metrics base → head with their
     deltas and which way they went (↑ better / ↓ worse, by the registry); the changed cases,
     regressed first (then improved, added, removed, each in case_id order) with the metrics
-    that moved, regressed metrics in bold; the warnings. Numbers use the terminal summary's
+    that moved, regressed metrics in bold; the warnings. With ``statistics`` the aggregate
+    table gains the paired interval, p and verdict of each paired metric, and a section of
+    paired statistics follows it (``stats_render``). Numbers use the terminal summary's
     three decimals, never ``-0.000``.
     """
     c = report.counts
@@ -214,16 +219,20 @@ def render_markdown(report: ChangeReport) -> str:
         f"| {c.regressed} | {c.improved} | {c.added} | {c.removed} | {c.unchanged} |",
     ]
     if report.metrics:
+        extra = () if statistics is None else MARKDOWN_COLUMNS
         lines += ["", "#### Aggregate metrics", ""]
         lines += [
-            "| metric | statistic | base | head | Δ | change |",
-            "|---|---|---:|---:|---:|---|",
+            "| " + " | ".join((*_AGGREGATE_COLUMNS, *extra)) + " |",
+            "|---|---|---:|---:|---:|---|" + "---|" * len(extra),
         ]
         lines += [
             f"| {cell(d.metric)} | {cell(d.statistic or '')} | {_number(d.base)} "
             f"| {_number(d.head)} | {_delta(d.delta)} | {_change(d)} |"
+            + "".join(f" {text} |" for text in markdown_cells(statistics, d.metric)[: len(extra)])
             for d in report.metrics
         ]
+    if statistics is not None:
+        lines += markdown_section(statistics)
     changed = sorted(report.records, key=lambda record: _KIND_ORDER[record.kind])
     if changed:
         lines += ["", "#### Changed cases", ""]

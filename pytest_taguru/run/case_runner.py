@@ -18,6 +18,7 @@ from pytest_taguru.run.client import TaguruClient, client_for
 from pytest_taguru.run.dataset import EvalCase, EvalSet
 from pytest_taguru.run.dead_server import CallTally
 from pytest_taguru.run.exchange import CallFailed
+from pytest_taguru.run.expectations import expectations_sha256
 from pytest_taguru.run.lanes.assembly import RunShape, run_case_lanes
 from pytest_taguru.run.lanes.request_bodies import citation_body
 from pytest_taguru.run.settings import Settings
@@ -71,9 +72,10 @@ class CaseRunner:
         calls = self.client.for_case()
         lanes, outcome = run_case_lanes(calls, self.settings.context, case, lane)
         block = build_case_block(case, lanes, evidence=outcome.evidence, budget=outcome.budget)
+        ours: dict[str, object] = {"expectations_sha256": expectations_sha256(case)}
         if calls.counts.retries:
-            block = block.model_copy(update={"retries": calls.counts.retries})
-        return block, calls.counts.tally
+            ours["retries"] = calls.counts.retries
+        return block.model_copy(update=ours), calls.counts.tally
 
     @property
     def presumed_dead(self) -> str | None:

@@ -113,6 +113,13 @@ class Metric:
         comparison, which is also why ``compare`` does not classify cases on latency (B.4)."""
         return self.better is not None and self.unit != "ms"
 
+    @property
+    def paired(self) -> bool:
+        """Tested case by case against a baseline (``compare --stats``, ``--taguru-baseline``):
+        a compared metric — one value per case, latency excluded (B.4) — with a better
+        direction, which the one-sided test needs."""
+        return self.compared and self.better is not None
+
     def definition(self) -> Definition:
         """The metric's ``definitions`` entry (§6.3)."""
         return Definition(
@@ -375,6 +382,9 @@ CASE_SCOPED_METRICS = tuple(_CASE_SCOPED)
 
 COMPARISON_METRICS = tuple(metric.name for metric in METRICS if metric.compared)
 """The nine classification metrics of ``compare``, in record order (B.4)."""
+
+PAIRED_METRICS = tuple(metric.name for metric in METRICS if metric.paired)
+"""The metrics with paired statistics against a baseline, in record order."""
 
 METRICS_BY_NAME = {metric.name: metric for metric in METRICS}
 
