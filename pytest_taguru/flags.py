@@ -35,7 +35,10 @@ DEFAULT_TIMEOUT_S = 35.0
 DEFAULT_RETRIES = 2
 DEFAULT_MAX_CONSECUTIVE_FAILURES = 5
 
-ParserName = Literal["positive_int", "exit_status", "seconds", "retries", "count"]
+ParserName = Literal[
+    "positive_int", "exit_status", "seconds", "retries", "count", "alpha", "tolerances",
+    "inconclusive",
+]
 """A value parser of ``run.flag_values`` (``PARSERS``); its message is ``<flag> needs …``."""
 
 
@@ -218,6 +221,46 @@ OPTION_SPECS = (
         parse="count",
         drop_in=False,
         drop_in_value="0",
+    ),
+    OptionSpec(
+        "baseline",
+        "FILE",
+        "compare the run with this earlier evaluation.json, case by case: paired statistics "
+        f"per metric; a regressed verdict exits {DEFAULT_REGRESSION_EXIT_CODE}",
+        is_path=True,
+        drop_in=False,
+    ),
+    OptionSpec(
+        "inconclusive",
+        "warn|fail",
+        "what an inconclusive baseline verdict does (default: warn)",
+        parse="inconclusive",
+        drop_in=False,
+        requires="baseline",
+    ),
+    OptionSpec(
+        "alpha",
+        "A",
+        "significance level of the baseline verdicts (default 0.05)",
+        parse="alpha",
+        drop_in=False,
+        requires="baseline",
+    ),
+    OptionSpec(
+        "tolerance",
+        "SPEC",
+        "tolerated drop of the baseline verdicts: 0.01, per metric recall.mrr=0.02, or both "
+        "comma-separated (default 0)",
+        parse="tolerances",
+        drop_in=False,
+        requires="baseline",
+    ),
+    OptionSpec(
+        "save-baseline",
+        "FILE",
+        "also write the run there as the new baseline, when it completed and its gate passed",
+        is_path=True,
+        drop_in=False,
     ),
 )
 

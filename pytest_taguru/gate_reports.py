@@ -16,6 +16,7 @@ do not see it.
 """
 
 import time
+import warnings
 from collections.abc import Iterator
 from typing import Any
 
@@ -23,6 +24,11 @@ import pytest
 
 from pytest_taguru.gate.results import GateResult
 from pytest_taguru.longrepr import failure_repr
+
+
+class TaguruGateWarning(pytest.PytestWarning):
+    """A gate result's warning (``GateResult.warnings``): an inconclusive baseline verdict."""
+
 
 GATE_REPORT_ATTRIBUTE = "taguru_gate"
 """Set on every report made here, so the controller does not count it as a case outcome."""
@@ -76,4 +82,12 @@ def emit_gate_result(
     config.hook.pytest_runtest_logstart(nodeid=nodeid, location=location)
     for report in gate_reports(result, nodeid=nodeid, path=path, crash_path=crash_path):
         config.hook.pytest_runtest_logreport(report=report)
+    for text in result.warnings:
+        # Recorded as pytest's warnings plugin records one: the "warnings summary" shows it
+        # and the final line counts it.
+        message = warnings.WarningMessage(TaguruGateWarning(text), TaguruGateWarning, path, 1)
+        recorded = {"warning_message": message, "when": "runtest", "nodeid": nodeid}
+        config.hook.pytest_warning_recorded.call_historic(
+            kwargs={**recorded, "location": location}
+        )
     config.hook.pytest_runtest_logfinish(nodeid=nodeid, location=location)

@@ -82,16 +82,21 @@ def pytest_cmdline_main(config: pytest.Config) -> int | None:
     from pytest_taguru.run.flag_values import raw_options
     from pytest_taguru.run.prepare import prepare_run
 
+    worker = getattr(config, "workerinput", None) is not None
     try:
-        prepared = prepare_run(raw_options(values, typed))
+        prepared = prepare_run(raw_options(values, typed), with_baseline=not worker)
     except TaguruError as error:
         print(*error.preceding, *run.error_lines(error), sep="\n", file=sys.stderr)
         return error.exit_code
     config.stash[PREPARED_KEY] = prepared
-    if getattr(config, "workerinput", None) is not None or not runs_tests(config):
+    if worker or not runs_tests(config):
         return None
     controller = run.RunController(
-        prepared.settings, prepared.eval_set, prepared.thresholds, prepared.startup_lines
+        prepared.settings,
+        prepared.eval_set,
+        prepared.thresholds,
+        prepared.startup_lines,
+        baseline=prepared.baseline,
     )
     config.add_cleanup(controller.stop)
     try:

@@ -106,6 +106,26 @@ def _spec_problem(flag: str, parse: Callable[[str], object]) -> Callable[[str], 
     return problem
 
 
+STATISTICS_FLAGS = (
+    ValueFlag("--alpha", "a number between 0 and 1", _spec_problem("--alpha", parse_alpha)),
+    ValueFlag(
+        "--tolerance",
+        "a tolerance (0.01, recall.mrr=0.02)",
+        _spec_problem("--tolerance", parse_tolerances),
+    ),
+)
+"""``--alpha`` and ``--tolerance``: the paired statistics' knobs (``compare``, ``report``)."""
+
+
+def statistics_options(given: dict[str, str]) -> tuple[float, Tolerances]:
+    """α and the tolerances from a scan's ``--alpha``/``--tolerance`` (defaults when absent)."""
+    alpha, tolerance = given.get("--alpha"), given.get("--tolerance")
+    return (
+        DEFAULT_ALPHA if alpha is None else parse_alpha(alpha),
+        NO_TOLERANCE if tolerance is None else parse_tolerances(tolerance),
+    )
+
+
 _FLAGS = (
     ValueFlag("--out", "a file path"),
     ValueFlag(
@@ -115,12 +135,7 @@ _FLAGS = (
             None if value in _DEFAULT_OUT else f"--format must be jsonl or markdown, got '{value}'"
         ),
     ),
-    ValueFlag("--alpha", "a number between 0 and 1", _spec_problem("--alpha", parse_alpha)),
-    ValueFlag(
-        "--tolerance",
-        "a tolerance (0.01, recall.mrr=0.02)",
-        _spec_problem("--tolerance", parse_tolerances),
-    ),
+    *STATISTICS_FLAGS,
 )
 
 
@@ -159,16 +174,16 @@ def parse_compare_args(args: list[str]) -> CompareArgs:
         )
     fmt: Format = "markdown" if given.get("--format") == "markdown" else "jsonl"
     out = given.get("--out", _DEFAULT_OUT[fmt])
-    alpha, tolerance = given.get("--alpha"), given.get("--tolerance")
+    alpha, tolerances = statistics_options(given)
     return CompareArgs(
         positional[0],
         positional[1],
         out,
         fmt,
         FAIL_ON_REGRESSION in given,
-        stats=STATS in given or alpha is not None or tolerance is not None,
-        alpha=DEFAULT_ALPHA if alpha is None else parse_alpha(alpha),
-        tolerances=NO_TOLERANCE if tolerance is None else parse_tolerances(tolerance),
+        stats=STATS in given or any(flag.name in given for flag in STATISTICS_FLAGS),
+        alpha=alpha,
+        tolerances=tolerances,
     )
 
 

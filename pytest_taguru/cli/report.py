@@ -9,8 +9,15 @@ from dataclasses import dataclass
 from pytest_taguru.artifact.evaluation import ArtifactError, parse_evaluation, write_atomic
 from pytest_taguru.artifact.view import RunReadError, read_run
 from pytest_taguru.cli.arguments import PREFIX, PROG, ArgumentError, ValueFlag, scan
-from pytest_taguru.cli.compare import display_path, load_run
+from pytest_taguru.cli.compare import (
+    STATISTICS_FLAGS,
+    display_path,
+    load_run,
+    statistics_options,
+)
 from pytest_taguru.compare.classify import compare
+from pytest_taguru.compare.significance import DEFAULT_ALPHA, NO_TOLERANCE, Tolerances
+from pytest_taguru.compare.verdicts import paired_statistics
 from pytest_taguru.core.textfile import UnreadableFile, os_error_text, read_utf8
 from pytest_taguru.errors import RunError, UsageError
 from pytest_taguru.report.html.island import ReportInputs
@@ -20,9 +27,11 @@ from pytest_taguru.run.dataset import load_eval_set
 DEFAULT_NAME = "report.html"
 
 REPORT_SYNOPSIS = f"{PROG} report ARTIFACT [--baseline BASE.json] [--eval FILE] [--out FILE]"
+_STATISTICS = " " * len(f"usage: {PROG} report") + " [--alpha A] [--tolerance SPEC]"
 
 REPORT_USAGE = f"""\
 usage: {REPORT_SYNOPSIS}
+{_STATISTICS}
 
 Writes one self-contained HTML file showing a saved run: its target, corpus and gate verdict,
 the 31 metrics with their definitions and distributions, and every case (sortable,
@@ -30,7 +39,10 @@ filterable, each case's hits, structural positions and citation checks on demand
 no network to open, and holds no more than the artifact does.
 
   ARTIFACT           an evaluation.json, written by pytest-taguru or by taguru
-  --baseline FILE    an earlier run's evaluation.json: the page shows what moved since
+  --baseline FILE    an earlier run's evaluation.json: the page shows what moved since,
+                     and the paired statistics and verdicts per metric (as compare --stats)
+  --alpha A, --tolerance SPEC
+                     the verdicts' significance level and tolerated drop (as compare's)
   --eval FILE        the run's eval.jsonl: adds each case's expectations, its eval.jsonl
                      line, the drill-down of a failing case and the reproduction requests
   --out FILE         where to write (default: {DEFAULT_NAME} beside the artifact)
@@ -43,6 +55,7 @@ _FLAGS = (
     ValueFlag("--baseline", "a file path"),
     ValueFlag("--eval", "a file path"),
     ValueFlag("--out", "a file path"),
+    *STATISTICS_FLAGS,
 )
 
 
@@ -52,6 +65,8 @@ class ReportArgs:
     out: str
     baseline: str | None = None
     eval_path: str | None = None
+    alpha: float = DEFAULT_ALPHA
+    tolerances: Tolerances = NO_TOLERANCE
 
 
 def parse_report_args(args: list[str]) -> ReportArgs:
@@ -64,7 +79,10 @@ def parse_report_args(args: list[str]) -> ReportArgs:
         )
     artifact = positional[0]
     out = given.get("--out", os.path.join(os.path.dirname(artifact), DEFAULT_NAME))
-    return ReportArgs(artifact, out, given.get("--baseline"), given.get("--eval"))
+    alpha, tolerances = statistics_options(given)
+    return ReportArgs(
+        artifact, out, given.get("--baseline"), given.get("--eval"), alpha, tolerances
+    )
 
 
 def run_report(args: ReportArgs) -> int:
@@ -80,7 +98,7 @@ def run_report(args: ReportArgs) -> int:
     except ArtifactError as error:
         raise UsageError(str(error)) from None
     eval_set = load_eval_set(args.eval_path) if args.eval_path is not None else None
-    changes = None
+    changes = statistics = None
     if args.baseline is not None:
         base = load_run(args.baseline, "BASE")
         try:
@@ -90,12 +108,16 @@ def run_report(args: ReportArgs) -> int:
         changes = compare(base, head)
         for warning in changes.warnings:
             print(PREFIX + warning, file=sys.stderr)
+        statistics = paired_statistics(
+            base, head, alpha=args.alpha, tolerances=args.tolerances
+        )
     inputs = ReportInputs(
         evaluation,
         args.artifact,
         eval_set,
         changes,
         eval_href=None if eval_set is None else eval_href(eval_set.path, args.out),
+        statistics=statistics,
     )
     try:
         write_atomic(args.out, render_page(inputs))

@@ -1,6 +1,6 @@
-"""The two knobs of the paired gate, declared once: the significance level α and the tolerated
-drop δ per metric, with the parsers every surface uses (``compare --alpha/--tolerance``,
-``--taguru-alpha/--taguru-tolerance``, their ini keys).
+"""The knobs of the paired gate, declared once: the significance level α, the tolerated drop δ
+per metric and what an inconclusive verdict does, with the parsers every surface uses
+(``compare --alpha/--tolerance``, ``--taguru-alpha/--taguru-tolerance``, their ini keys).
 
 Tolerance syntax: a comma-separated list whose items are ``DELTA`` (the tolerance of every
 metric) or ``METRIC=DELTA`` (one metric's, which wins over the plain one), ``DELTA`` a plain
@@ -12,12 +12,15 @@ decimal ≥ 0 in the metric's own unit: ``0.01``, ``recall.mrr=0.02``,
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Literal
 
 from pytest_taguru.core.suggest import closest
 from pytest_taguru.score.registry import PAIRED_METRICS
 
 DEFAULT_ALPHA = 0.05
 DEFAULT_TOLERANCE = 0.0
+InconclusivePolicy = Literal["warn", "fail"]
+DEFAULT_INCONCLUSIVE: InconclusivePolicy = "warn"
 
 _DECIMAL = re.compile(r"[0-9]+(?:\.[0-9]+)?|\.[0-9]+")
 _MAX_DIGITS = 20
@@ -81,3 +84,13 @@ def parse_tolerances(text: str) -> Tolerances:
             raise SpecError(f"{metric} is given twice")
         per_metric[metric] = _decimal(number)
     return Tolerances(DEFAULT_TOLERANCE if default is None else default, per_metric)
+
+
+def parse_inconclusive(text: str) -> InconclusivePolicy:
+    """What an inconclusive verdict does: ``warn`` (a warning) or ``fail`` (a failed gate)."""
+    value = text.strip()
+    if value == "warn":
+        return "warn"
+    if value == "fail":
+        return "fail"
+    raise SpecError(f"got '{text}'")

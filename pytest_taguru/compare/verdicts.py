@@ -40,6 +40,7 @@ from pytest_taguru.compare.statistics import RESAMPLES, PairedTest, holm, paired
 from pytest_taguru.score.registry import METRICS_BY_NAME
 
 Verdict = Literal["regressed", "inconclusive", "unchanged", "improved"]
+VERDICTS: tuple[Verdict, ...] = ("regressed", "inconclusive", "unchanged", "improved")
 MIN_PAIRS = 10
 POWER = 0.8
 WHOLE_RUN = "all"
@@ -102,6 +103,11 @@ class StatisticsReport:
 
     def with_verdict(self, verdict: Verdict) -> list[MetricVerdict]:
         return [item for item in self.verdicts if item.verdict == verdict]
+
+    def counts_text(self) -> str:
+        """``1 regressed, 2 unchanged``; ``nothing to test`` without verdicts."""
+        counted = [(verdict, len(self.with_verdict(verdict))) for verdict in VERDICTS]
+        return ", ".join(f"{n} {verdict}" for verdict, n in counted if n) or "nothing to test"
 
 
 def minimum_detectable_effect(test: PairedTest, alpha: float, family: int) -> float | None:

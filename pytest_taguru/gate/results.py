@@ -1,8 +1,8 @@
 """Gate results: the run-level verdicts that become pytest results.
 
 A case-scoped bound fails its own case item; every verdict about the run as a whole (the
-thresholds file's aggregate bounds and corpus-stability rule today, a baseline comparison
-later) is a :class:`GateResult`, reported by the plugin as one more test result with node id
+thresholds file's aggregate bounds and corpus-stability rule, ``gate.baseline``'s comparison)
+is a :class:`GateResult`, reported by the plugin as one more test result with node id
 ``<eval file>::[<name>]``: failed with its violations as the failure text, passed, or skipped
 (with the reason), in the terminal, the short summary and ``--junitxml`` alike.
 
@@ -40,6 +40,9 @@ class GateResult:
     """The failure text after the headline, one line each."""
     properties: tuple[tuple[str, str], ...] = ()
     """JUnit ``<properties>``: name and value (observed aggregate values, never corpus text)."""
+    warnings: tuple[str, ...] = ()
+    """What the result warns about without failing (an inconclusive baseline verdict): each
+    becomes a pytest warning of the result."""
 
     @property
     def text(self) -> str:
@@ -56,6 +59,8 @@ class FinishedRun:
     coverage: "RunCoverage"
     thresholds: GateReport | None = None
     artifact_path: str | None = None
+    text: str | None = None
+    """The artifact's text (``artifact.render``), when the caller has it already."""
 
 
 class GateSource(Protocol):

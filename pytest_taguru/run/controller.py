@@ -23,6 +23,7 @@ from pytest_taguru.errors import (
     UnreachableError,
     UsageError,
 )
+from pytest_taguru.gate.baseline import BaselineGate, save_baseline
 from pytest_taguru.gate.results import (
     FinishedRun,
     GateResult,
@@ -44,6 +45,7 @@ from pytest_taguru.run.waiting import waiting_notice
 from pytest_taguru.score.summary import run_summary
 
 if TYPE_CHECKING:
+    from pytest_taguru.artifact.view import LoadedRun
     from pytest_taguru.server.runner import ReferenceServer
 
 # pytest's own exit statuses (pytest.ExitCode), named here to keep this module pytest-free.
@@ -109,6 +111,8 @@ class RunController:
     thresholds: Thresholds | None
     startup_lines: tuple[str, ...] = ()
     """Assembly filter warnings and config-file notes, printed before the target line."""
+    baseline: "LoadedRun | None" = None
+    """The ``--taguru-baseline`` run, read and checked at start-up."""
     stderr: TextIO = field(default_factory=lambda: sys.stderr)
     environ: Mapping[str, str] = field(default_factory=lambda: os.environ)
     server: "ReferenceServer | None" = None
@@ -124,11 +128,15 @@ class RunController:
     """How the session was interrupted (``Ctrl-C``, ``pytest.exit``), when it was."""
     dead_server: RunStop = field(init=False)
     """The dead-server rule over every case's calls, in the order their reports arrive."""
+    baseline_gate: BaselineGate | None = field(default=None, init=False)
 
     def __post_init__(self) -> None:
         self.dead_server = RunStop(self.settings.max_consecutive_failures)
         if self.thresholds is not None:
             self.add_gate_source(ThresholdsGate(bounded=sorted(self.thresholds.file.aggregate)))
+        if self.baseline is not None:
+            self.baseline_gate = BaselineGate.for_run(self.settings, self.baseline)
+            self.add_gate_source(self.baseline_gate)
 
     @property
     def started(self) -> bool:
@@ -149,8 +157,7 @@ class RunController:
     def output_paths(self) -> list[str]:
         """Every file the run will write (a partial run's go beside the configured ones)."""
         paths = [self.settings.out]
-        if self.settings.html is not None:
-            paths.append(self.settings.html)
+        paths += [path for path in (self.settings.html, self.settings.save_baseline) if path]
         return paths
 
     def _client(self) -> TaguruClient:
@@ -260,9 +267,10 @@ class RunController:
             skipped = None if self.policy.judges_aggregates(coverage) else coverage.describe()
             gate = evaluate_gate(self.thresholds, evaluation, aggregate_skipped=skipped)
             evaluation = evaluation.model_copy(update={"thresholds": gate.to_block()})
+        text = render(evaluation)
         if path is not None:
             try:
-                write_atomic(path, render(evaluation))
+                write_atomic(path, text)
             except OSError as error:
                 raise RunError(f"writing {path}: {os_error_text(error)}") from error
         lines = summary_lines(
@@ -286,8 +294,15 @@ class RunController:
             )
             annotations = stream.getvalue().splitlines()
         self.outcome = Outcome(evaluation, gate, lines, annotations)
-        finished = FinishedRun(evaluation, coverage, gate, path)
+        finished = FinishedRun(evaluation, coverage, gate, path, text)
         self.gate_results = [source.judge(finished) for source in self.gate_sources]
+        if self.baseline_gate is not None:
+            lines += self.baseline_gate.summary_lines()
+        if self.settings.save_baseline is not None:
+            failed = any(result.status == "failed" for result in self.gate_results)
+            failed = failed or self.regressions > 0
+            target = self.settings.save_baseline
+            lines.append(save_baseline(target, text, coverage, path is not None, failed))
         html = self.policy.output_path(self.settings.html, "html", coverage)
         if html is not None:
             self._write_report(evaluation, planned, html, failing)
@@ -311,12 +326,16 @@ class RunController:
         from pytest_taguru.report.html.island import ReportInputs
         from pytest_taguru.report.html.page import eval_href, render_page
 
+        gate = self.baseline_gate
+        baseline, statistics = (None, None) if gate is None else gate.report_parts()
         inputs = ReportInputs(
             evaluation,
             artifact,
             self.eval_set,
+            baseline,
             eval_href=eval_href(self.settings.eval_path, path),
             session_notes=self.session_notes(failing),
+            statistics=statistics,
         )
         try:
             write_atomic(path, render_page(inputs))

@@ -7,9 +7,16 @@ of value, one message per parser, one loop per kind of check.
 """
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Generic, Protocol, TypeVar
 
+from pytest_taguru.compare.significance import (
+    SpecError,
+    parse_alpha,
+    parse_inconclusive,
+    parse_tolerances,
+)
 from pytest_taguru.core.limits import U64_MAX
 from pytest_taguru.errors import UsageError
 from pytest_taguru.flags import (
@@ -50,6 +57,11 @@ class RawOptions:
     timeout_s: str | None = None
     retries: str | None = None
     max_consecutive_failures: str | None = None
+    baseline: str | None = None
+    inconclusive: str | None = None
+    alpha: str | None = None
+    tolerance: str | None = None
+    save_baseline: str | None = None
     flag_prefix: str = PLUGIN_FLAG_PREFIX
     typed: frozenset[str] = frozenset()
     """The names of the flags typed on the command line (the rest came from the ini file)."""
@@ -121,6 +133,33 @@ class SecondsParser:
         raise UsageError(f"{flag} needs {self.needs}")
 
 
+Parsed = TypeVar("Parsed", covariant=True)
+
+
+@dataclass(frozen=True)
+class SpecParser(Generic[Parsed]):
+    """A value with its own syntax (``compare.significance``): a missing value is
+    ``<flag> needs <needs>``, a bad one ``<flag> needs <needs>: <what is wrong>``."""
+
+    needs: str
+    parse: Callable[[str], Parsed]
+
+    def __call__(self, text: str | None, flag: str) -> Parsed:
+        if text is None:
+            raise UsageError(f"{flag} needs {self.needs}")
+        try:
+            return self.parse(text)
+        except SpecError as error:
+            raise UsageError(f"{flag} needs {self.needs}: {error}") from None
+
+
+class FlagParser(Protocol):
+    @property
+    def needs(self) -> str: ...
+
+    def __call__(self, text: str | None, flag: str) -> object: ...
+
+
 MAX_RETRIES = 10
 """The most ``--taguru-retries`` accepts: retries stay bounded."""
 
@@ -135,12 +174,22 @@ parse_retries = UnsignedParser(f"a whole number 0..={MAX_RETRIES}", 0, MAX_RETRI
 parse_count = UnsignedParser("a whole number (0 turns the rule off)", 0, U64_MAX)
 """``--taguru-max-consecutive-failures``."""
 
-PARSERS: dict[ParserName, UnsignedParser | SecondsParser] = {
+parse_alpha_flag = SpecParser("a significance level between 0 and 1", parse_alpha)
+"""``--taguru-alpha``."""
+parse_tolerance_flag = SpecParser("a tolerance (0.01, recall.mrr=0.02, or both)", parse_tolerances)
+"""``--taguru-tolerance``."""
+parse_inconclusive_flag = SpecParser("warn or fail", parse_inconclusive)
+"""``--taguru-inconclusive``."""
+
+PARSERS: dict[ParserName, FlagParser] = {
     "positive_int": parse_positive_int,
     "exit_status": parse_exit_code,
     "seconds": parse_seconds,
     "retries": parse_retries,
     "count": parse_count,
+    "alpha": parse_alpha_flag,
+    "tolerances": parse_tolerance_flag,
+    "inconclusive": parse_inconclusive_flag,
 }
 
 
@@ -152,7 +201,7 @@ def needs(spec: OptionSpec) -> str:
     return "a file path" if spec.is_path else spec.needs
 
 
-def flag_value(spec: OptionSpec, text: str | None, flag: str) -> str | int | float:
+def flag_value(spec: OptionSpec, text: str | None, flag: str) -> object:
     """The value of a flag that takes one: parsed when the table names a parser, else the text
     itself. A missing (None) value is ``<flag> needs <what>``."""
     if spec.parse is not None:

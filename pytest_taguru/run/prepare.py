@@ -4,7 +4,8 @@ The values arrive as plain strings (``flag_values.RawOptions``) and are validate
 a bad value or file ends the session with taguru's exit 2 (pytest's own option errors exit 4).
 The order is taguru's start-up order (``evaluate-run.md`` §1.3): flag values, eval.jsonl,
 ``options.limit``, thresholds file, config file and URL; then what this version cannot do yet
-(assembly, budgets) and the ``--taguru-serve`` file.
+(assembly, budgets) and the ``--taguru-serve`` file; then pytest-taguru's own baseline file
+(``--taguru-baseline``: read, then checked against the run's settings and eval set).
 """
 
 import os
@@ -12,7 +13,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from pytest_taguru.artifact.view import LoadedRun
 from pytest_taguru.errors import UsageError
+from pytest_taguru.gate.baseline import check_comparable, load_baseline
 from pytest_taguru.gate.thresholds import Thresholds, load_thresholds
 from pytest_taguru.run.dataset import EvalSet, check_limits, load_eval_set
 from pytest_taguru.run.flag_values import RawOptions, check_flags
@@ -24,16 +27,23 @@ from pytest_taguru.score.metrics import definitions
 @dataclass(frozen=True)
 class PreparedRun:
     """Validated inputs of a run: settings, the eval set, the thresholds (or None), and the
-    start-up lines for stderr (assembly filter warnings, config-file notes), in taguru's order."""
+    start-up lines for stderr (assembly filter warnings, config-file notes), in taguru's order;
+    the baseline run (or None)."""
 
     settings: Settings
     eval_set: EvalSet
     thresholds: Thresholds | None
     startup_lines: tuple[str, ...] = ()
+    baseline: LoadedRun | None = None
 
 
-def prepare_run(raw: RawOptions, environ: Mapping[str, str] | None = None) -> PreparedRun:
-    """Validate flags and files in taguru's start-up order; raise ``UsageError`` (exit 2)."""
+def prepare_run(
+    raw: RawOptions, environ: Mapping[str, str] | None = None, *, with_baseline: bool = True
+) -> PreparedRun:
+    """Validate flags and files in taguru's start-up order; raise ``UsageError`` (exit 2).
+
+    ``with_baseline=False`` (a pytest-xdist worker) leaves the baseline file to the controller,
+    which alone judges the run."""
     check_flags(raw, require_context=False)
     assert raw.eval_path is not None
     eval_set = load_eval_set(raw.eval_path)
@@ -57,11 +67,19 @@ def prepare_run(raw: RawOptions, environ: Mapping[str, str] | None = None) -> Pr
         )
         if settings.serve_import is not None and not Path(settings.serve_import).is_file():
             raise UsageError(f"cannot read {settings.serve_import}: no such file")
+        baseline = None
+        if settings.baseline is not None and with_baseline:
+            baseline = load_baseline(settings.baseline)
+            check_comparable(settings.baseline, baseline, settings, eval_set)
     except UsageError as error:
         error.preceding = [*warnings, *error.preceding]
         raise
     if thresholds is not None:
         warnings += [f"taguru: evaluate: warning: {warning}" for warning in thresholds.warnings]
     return PreparedRun(
-        settings, eval_set, thresholds, startup_lines=(*warnings, *settings.config_notes)
+        settings,
+        eval_set,
+        thresholds,
+        startup_lines=(*warnings, *settings.config_notes),
+        baseline=baseline,
     )

@@ -21,6 +21,13 @@ from typing import TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
+from pytest_taguru.compare.significance import (
+    DEFAULT_ALPHA,
+    DEFAULT_INCONCLUSIVE,
+    NO_TOLERANCE,
+    InconclusivePolicy,
+    Tolerances,
+)
 from pytest_taguru.errors import UsageError
 from pytest_taguru.flags import (
     DEFAULT_MAX_CONSECUTIVE_FAILURES,
@@ -34,11 +41,14 @@ from pytest_taguru.run.config_file import load_config_file
 from pytest_taguru.run.flag_values import (
     RawOptions,
     check_flags,
+    parse_alpha_flag,
     parse_count,
     parse_exit_code,
+    parse_inconclusive_flag,
     parse_positive_int,
     parse_retries,
     parse_seconds,
+    parse_tolerance_flag,
 )
 from pytest_taguru.run.server_access import (
     address_hint,
@@ -48,7 +58,7 @@ from pytest_taguru.run.server_access import (
     mask_url,
 )
 
-Number = TypeVar("Number", int, float)
+Value = TypeVar("Value")
 
 
 class Settings(BaseModel):
@@ -87,6 +97,12 @@ class Settings(BaseModel):
     retries: int = DEFAULT_RETRIES
     max_consecutive_failures: int = DEFAULT_MAX_CONSECUTIVE_FAILURES
     """The dead-server limit; 0 turns the rule off."""
+    baseline: str | None = None
+    """The baseline artifact the run is compared with (``--taguru-baseline``)."""
+    save_baseline: str | None = None
+    inconclusive: InconclusivePolicy = DEFAULT_INCONCLUSIVE
+    alpha: float = DEFAULT_ALPHA
+    tolerances: Tolerances = NO_TOLERANCE
 
     @property
     def has_budget(self) -> bool:
@@ -138,7 +154,7 @@ def resolve_settings(
             raise
     token = bearer_token(env)
 
-    def parsed(name: str, parse: Callable[[str | None, str], Number], default: Number) -> Number:
+    def parsed(name: str, parse: Callable[[str | None, str], Value], default: Value) -> Value:
         """A parsed flag value, or its default when the flag was not given."""
         text = raw.value(OPTIONS[name])
         return default if not isinstance(text, str) else parse(text, raw.flag(name))
@@ -171,6 +187,11 @@ def resolve_settings(
         max_consecutive_failures=parsed(
             "max-consecutive-failures", parse_count, DEFAULT_MAX_CONSECUTIVE_FAILURES
         ),
+        baseline=raw.baseline,
+        save_baseline=raw.save_baseline,
+        inconclusive=parsed("inconclusive", parse_inconclusive_flag, DEFAULT_INCONCLUSIVE),
+        alpha=parsed("alpha", parse_alpha_flag, DEFAULT_ALPHA),
+        tolerances=parsed("tolerance", parse_tolerance_flag, NO_TOLERANCE),
         address_hint=hint,
         typed_flags=raw.typed,
         gate_partial=raw.gate_partial,

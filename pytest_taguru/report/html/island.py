@@ -22,7 +22,7 @@ import json
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pytest_taguru.artifact.evaluation import Evaluation
 from pytest_taguru.compare.classify import ChangeReport
@@ -33,6 +33,9 @@ from pytest_taguru.report.html.cases import case_table
 from pytest_taguru.report.html.compact import StringTable, compact_json
 from pytest_taguru.report.html.header import header_section, read_gate
 from pytest_taguru.run.dataset import EvalSet
+
+if TYPE_CHECKING:
+    from pytest_taguru.compare.verdicts import StatisticsReport
 
 ISLAND_VERSION = 1
 
@@ -48,6 +51,8 @@ class ReportInputs:
     baseline: ChangeReport | None = None
     eval_href: str | None = None
     session_notes: tuple[str, ...] = ()
+    statistics: "StatisticsReport | None" = None
+    """The paired statistics against ``baseline`` (``compare.verdicts``), when computed."""
 
 
 def slices_section(evaluation: Evaluation) -> dict[str, Any] | None:
@@ -85,7 +90,7 @@ def build_island(inputs: ReportInputs) -> dict[str, Any]:
     baseline = None
     if inputs.baseline is not None:
         rows = {case_id: row for row, case_id in enumerate(cases["id"])}
-        baseline = baseline_section(inputs.baseline, rows)
+        baseline = baseline_section(inputs.baseline, rows, inputs.statistics)
     aggregate = {item.metric for item in violations if item.scope == "aggregate"}
     return {
         "version": ISLAND_VERSION,

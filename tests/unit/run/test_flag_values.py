@@ -80,6 +80,11 @@ def test_what_a_missing_value_needs_in_taguru_words() -> None:
         "--timeout": "a number of seconds above 0, at most 86400",
         "--retries": "a whole number 0..=10",
         "--max-consecutive-failures": "a whole number (0 turns the rule off)",
+        "--baseline": "a file path",
+        "--inconclusive": "warn or fail",
+        "--alpha": "a significance level between 0 and 1",
+        "--tolerance": "a tolerance (0.01, recall.mrr=0.02, or both)",
+        "--save-baseline": "a file path",
     }
 
 

@@ -178,6 +178,36 @@ function renderBaseline() {
   }
   grow();
   body.append(more);
-  // The noise-aware gate's paired statistics and verdicts (baseline.paired, built by
-  // report/html/baseline.py paired_statistics) are drawn into #paired here when that gate lands.
+  renderPaired(base.paired);
+}
+
+const VERDICT_BADGE = { regressed: "bad", inconclusive: "warn", unchanged: "muted", improved: "ok" };
+
+function pValue(value) {
+  return value === null ? DASH : value < 0.0001 ? "<0.0001" : fixed(value, 4);
+}
+
+// The noise-aware gate's paired statistics and verdicts (baseline.paired, built by
+// report/html/baseline.py paired_statistics): one row per metric and slice.
+function renderPaired(paired) {
+  if (paired === null) return;
+  byId("paired").hidden = false;
+  const body = byId("paired-body");
+  body.append(h("p", null, paired.paired_cases + " paired case(s), " + paired.resamples.toLocaleString("en") +
+    " resamples, α " + paired.alpha + " (Holm over " + paired.family + " test(s)), tolerance " + paired.tolerance));
+  const rows = paired.rows.map((row) => {
+    const [metric, slice, n, mean, low, high, pTwo, pHolm, verdict, nonInferior, reason, mde] = row;
+    const text = verdict === "unchanged" && nonInferior ? "unchanged, non-inferior" : verdict;
+    const detail = verdict === "inconclusive" ? reason + "; MDE " + fixed(mde, 4) + " at n=" + n : "";
+    return [h("code", null, metric), slice === null ? "all" : slice, String(n), signed(mean, 4),
+      "[" + signed(low, 4) + ", " + signed(high, 4) + "]", pValue(pTwo), pValue(pHolm),
+      h("span", null, badge(text, VERDICT_BADGE[verdict]), detail ? " " + detail : "")];
+  });
+  body.append(table(["metric", "slice", "n", "Δ mean", "95 % interval", "p", "p (Holm, one-sided)", "verdict"],
+    rows, [2, 3, 5, 6]));
+  const excluded = paired.excluded.map(([reason, count, cases]) =>
+    h("li", null, count + " " + reason + ": " + cases.join(", ") + (count > cases.length ? ", …" : "")));
+  body.append(h("p", null, excluded.length ? "Excluded from the pairs:" : "No case was excluded from the pairs."));
+  if (excluded.length) body.append(h("ul", { class: "plain" }, excluded));
+  if (paired.notes.length) body.append(h("ul", { class: "plain" }, paired.notes.map((note) => h("li", null, note))));
 }
