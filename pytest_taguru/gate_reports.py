@@ -84,8 +84,8 @@ def emit_gate_result(
         config.hook.pytest_runtest_logreport(report=report)
     for text in result.warnings:
         # Recorded as pytest's warnings plugin records one: the "warnings summary" shows it
-        # and the final line counts it.
-        message = warnings.WarningMessage(TaguruGateWarning(text), TaguruGateWarning, path, 1)
+        # and the final line counts it (line 0: no source line is quoted under it).
+        message = warnings.WarningMessage(TaguruGateWarning(text), TaguruGateWarning, path, 0)
         recorded = {"warning_message": message, "when": "runtest", "nodeid": nodeid}
         config.hook.pytest_warning_recorded.call_historic(
             kwargs={**recorded, "location": location}

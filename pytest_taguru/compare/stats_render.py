@@ -45,13 +45,18 @@ def verdict_text(item: MetricVerdict) -> str:
     return f"inconclusive: {item.reason}; MDE {mde} at n={item.n}"
 
 
-def verdict_line(item: MetricVerdict) -> str:
-    """One line for a gate result: ``recall.mrr [all]: Δ -0.1515 [-0.1843, -0.1212], p (Holm)
-    0.0003 — regressed``."""
+def verdict_summary(item: MetricVerdict) -> str:
+    """``Δ -0.1515 [-0.1843, -0.1212], p (Holm) 0.0003 — regressed``."""
     return (
-        f"{item.metric} [{item.slice_name}]: Δ {_signed(item.mean_delta)} {interval_text(item)}, "
-        f"p (Holm) {p_text(item.p_holm)} — {verdict_text(item)}"
+        f"Δ {_signed(item.mean_delta)} {interval_text(item)}, p (Holm) {p_text(item.p_holm)} "
+        f"— {verdict_text(item)}"
     )
+
+
+def verdict_line(item: MetricVerdict) -> str:
+    """One line for a gate result: ``recall.mrr [all]: Δ -0.1515 …, p (Holm) 0.0003 —
+    regressed``."""
+    return f"{item.metric} [{item.slice_name}]: {verdict_summary(item)}"
 
 
 def _listed(cases: tuple[str, ...]) -> str:

@@ -134,7 +134,8 @@ def _verdict(
     if test.low < -tolerance:
         if test.high < -tolerance:
             return "inconclusive", "the drop is not confirmed after the Holm correction", False
-        return "inconclusive", f"the interval contains −{tolerance:g}", False
+        bound = f"−{tolerance:g}" if tolerance else "0"
+        return "inconclusive", f"the interval contains {bound}", False
     if errored_in_head:
         return "inconclusive", f"{errored_in_head} case(s) errored in HEAD", test.low > -tolerance
     if test.low > 0:

@@ -121,7 +121,11 @@ class BaselineGate:
         )
 
     def judge(self, run: FinishedRun) -> GateResult:
-        from pytest_taguru.compare.stats_render import terminal_lines, verdict_line
+        from pytest_taguru.compare.stats_render import (
+            terminal_lines,
+            verdict_line,
+            verdict_summary,
+        )
         from pytest_taguru.compare.verdicts import paired_statistics
 
         if not (run.coverage.complete or self.judge_partial):
@@ -137,7 +141,7 @@ class BaselineGate:
         unsure = [verdict_line(item) for item in statistics.with_verdict("inconclusive")]
         details = (f"taguru baseline: against {self.path}", *terminal_lines(statistics))
         properties = tuple(
-            (f"{item.metric} [{item.slice_name}]", verdict_line(item))
+            (f"{item.metric} [{item.slice_name}]", verdict_summary(item))
             for item in statistics.verdicts
         )
         if regressed:

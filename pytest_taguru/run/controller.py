@@ -416,6 +416,8 @@ class RunController:
 
     def closing_notice(self) -> str | None:
         """The stderr line after a completed report-only run."""
-        if self.outcome is None or self.outcome.evaluation is None or self.thresholds is not None:
+        if self.outcome is None or self.outcome.evaluation is None:
+            return None
+        if self.thresholds is not None or self.baseline_gate is not None:
             return None
         return REPORT_ONLY_NOTICE
