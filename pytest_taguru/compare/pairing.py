@@ -7,7 +7,9 @@ is *excluded*, counted and listed under one reason, the first that applies:
 
 * ``missing in HEAD`` / ``missing in BASE``: on one side only;
 * ``relabelled``: both sides carry a hash and the hashes differ;
-* ``errored in HEAD`` (HEAD failed, whatever BASE did), then ``errored in BASE``.
+* ``errored in HEAD``, ``errored in BASE`` or ``errored in both``: a lane call of the case failed
+  on that side (only a failure new in HEAD can hide a regression: ``verdicts`` holds it
+  against the run).
 
 When a side carries no hashes at all (a run written by taguru, or before pytest-taguru wrote
 them) relabelled cases cannot be told apart: they are paired by ``case_id`` alone, and a note
@@ -35,6 +37,7 @@ class Exclusions:
     relabelled: tuple[str, ...] = ()
     errored_in_head: tuple[str, ...] = ()
     errored_in_base: tuple[str, ...] = ()
+    errored_in_both: tuple[str, ...] = ()
 
     def by_reason(self) -> list[tuple[str, tuple[str, ...]]]:
         """``(reason, case_ids)`` in the order above, for display."""
@@ -44,6 +47,7 @@ class Exclusions:
             ("relabelled", self.relabelled),
             ("errored in HEAD", self.errored_in_head),
             ("errored in BASE", self.errored_in_base),
+            ("errored in both", self.errored_in_both),
         ]
 
     @property
@@ -126,10 +130,10 @@ def pair_cases(base: LoadedRun, head: LoadedRun) -> PairedCases:
         b_hash, h_hash = b.pairing.expectations_sha256, h.pairing.expectations_sha256
         if b_hash is not None and h_hash is not None and b_hash != h_hash:
             reasons["relabelled"].append(case_id)
-        elif h.pairing.errored:
-            reasons["errored_in_head"].append(case_id)
-        elif b.pairing.errored:
-            reasons["errored_in_base"].append(case_id)
+        elif h.pairing.errored or b.pairing.errored:
+            both = h.pairing.errored and b.pairing.errored
+            side = "both" if both else "head" if h.pairing.errored else "base"
+            reasons[f"errored_in_{side}"].append(case_id)
         else:
             pairs.append((b, h))
             case_ids.append(case_id)

@@ -228,7 +228,7 @@ def paired_tests(
     tests: list[PairedTest | None] = []
     for index, name in enumerate(names):
         column = columns[:, index]
-        values = column[~np.isnan(column)]
+        values = np.sort(column[~np.isnan(column)])  # sums in one order, whatever the input's
         if values.size == 0:
             tests.append(None)
             continue

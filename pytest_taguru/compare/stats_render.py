@@ -182,6 +182,7 @@ def statistics_record(report: StatisticsReport) -> dict[str, Any]:
             "relabelled": list(excluded.relabelled),
             "errored_in_head": list(excluded.errored_in_head),
             "errored_in_base": list(excluded.errored_in_base),
+            "errored_in_both": list(excluded.errored_in_both),
         },
         "notes": list(report.notes),
         "metrics": [_verdict_entry(item) for item in report.verdicts],

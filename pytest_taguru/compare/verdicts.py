@@ -15,8 +15,8 @@ drop being ``d = −x̄``, the verdict is the first that applies:
 3. ``inconclusive`` — the interval reaches below −δ (``lo < −δ``): a drop of δ or more cannot
    be ruled out (it contains −δ), or it lies wholly below −δ but the corrected test does not
    confirm it;
-4. ``inconclusive`` — a case of the slice errored in HEAD and was left out: the run cannot
-   pass on cases that failed;
+4. ``inconclusive`` — a case of the slice errored in HEAD (and not in BASE) and was left out:
+   the run cannot pass on cases that newly failed;
 5. ``improved`` — the interval lies above zero (``lo > 0``);
 6. ``unchanged`` — flagged ``non_inferior`` when ``lo > −δ`` (with δ = 0 that is the same as
    improved, so a zero tolerance never shows non-inferiority short of an improvement).

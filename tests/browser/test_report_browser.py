@@ -181,12 +181,46 @@ def test_the_baseline_section_shows_what_moved(browsed: Browsed, report: Rendere
     assert len(moved) == counts.regressed + counts.improved + counts.added + counts.removed
     assert counts.added == counts.removed == 1  # the renamed hostile case
     assert page.inner_text("#moved tbody tr >> nth=0").startswith("regressed")
-    assert not page.is_visible("#paired") and not page.is_visible("#slices")
+    assert not page.is_visible("#slices")
     page.select_option("#f-outcome", "regressed")
     assert shown_count(page) == counts.regressed
     page.click("#moved tbody tr >> nth=0 >> a")
     page.wait_for_selector("#detail[open] .detail")
     assert "Against the baseline: regressed" in page.inner_text("#detail .detail")
+
+
+def test_the_paired_statistics_section_shows_each_verdict(
+    browsed: Browsed, report: RenderedReport
+) -> None:
+    statistics = report.statistics
+    assert statistics is not None
+    page = browsed.open(report.url)
+    assert page.is_visible("#paired")
+    summary = page.inner_text("#paired-body p >> nth=0")
+    assert summary.startswith(f"{statistics.paired_cases} paired case(s), 10,000 resamples, α 0.05")
+    rows = page.query_selector_all("#paired-body table tbody tr")
+    assert len(rows) == len(statistics.verdicts)
+    for row, item in zip(rows, statistics.verdicts, strict=True):
+        cells = [cell.inner_text() for cell in row.query_selector_all("td")]
+        low, high = item.interval
+        assert cells[0] == item.metric and cells[1] == "all" and cells[2] == str(item.n)
+        assert cells[4] == f"[{_signed(low)}, {_signed(high)}]"
+        assert cells[7].startswith("unchanged" if item.verdict == "unchanged" else item.verdict)
+    mrr = next(item for item in statistics.verdicts if item.metric == "recall.mrr")
+    badge = page.inner_text("#paired-body tbody tr >> nth=1 >> .badge")
+    assert badge == mrr.verdict
+    excluded = page.inner_text("#paired-body ul >> nth=0")
+    assert "1 missing in BASE: " + HOSTILE_ID in excluded  # the renamed case, as text
+    assert page.query_selector_all("img") == []
+    assert browsed.errors == [] and browsed.blocked == []
+    box = page.query_selector("#paired").bounding_box()
+    browsed.screenshot("report-paired.png", full_page=True, clip=box)
+
+
+def _signed(value: float) -> str:
+    """The page's signed number: ``+``/``−``/``±`` and four decimals."""
+    text = f"{abs(value):.4f}"
+    return ("+" if value > 0 else "−" if value < 0 else "±") + text
 
 
 def test_screenshot_is_kept_for_ci(browsed: Browsed, report: RenderedReport) -> None:

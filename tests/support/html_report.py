@@ -1,7 +1,8 @@
 """Reports for the HTML tests: a synthetic run rendered to a page, and the island read back.
 
 ``render_report`` writes ``report.html`` (with its eval set beside it) for the browser tests:
-a gated synthetic run compared against a baseline run in which other cases missed, one case
+a gated synthetic run compared against a baseline run in which other cases missed (what moved,
+and the paired statistics), one case
 whose id tries to break out of the page (``HOSTILE_ID``), and one dataset case that did not run.
 """
 
@@ -17,6 +18,7 @@ from synthetic_run import SyntheticRun, synthetic_run
 from pytest_taguru.artifact.evaluation import Evaluation, render
 from pytest_taguru.artifact.view import LoadedRun, read_run
 from pytest_taguru.compare.classify import ChangeReport, compare
+from pytest_taguru.compare.verdicts import StatisticsReport, paired_statistics
 from pytest_taguru.report.html.island import ReportInputs, build_island
 from pytest_taguru.report.html.page import eval_href, render_page
 from pytest_taguru.run.dataset import EvalCase
@@ -69,6 +71,7 @@ class RenderedReport:
     head: SyntheticRun
     changes: ChangeReport | None
     island: dict[str, Any]
+    statistics: StatisticsReport | None = None
 
     @property
     def url(self) -> str:
@@ -79,10 +82,11 @@ def render_report(directory: Path, *, cases: int = 300, baseline: bool = True) -
     """Render the synthetic report into ``directory``: ``report.html`` and ``synthetic.jsonl``
     (the eval set's file, which the page links)."""
     head = with_case_not_run(with_hostile_case(synthetic_run(cases), 3))
-    changes = None
+    changes = statistics = None
     if baseline:
         base = synthetic_run(cases, seed=7, drift=3)
-        changes = compare(loaded(base.evaluation, "base.json"), loaded(head.evaluation, "head"))
+        runs = loaded(base.evaluation, "base.json"), loaded(head.evaluation, "head")
+        changes, statistics = compare(*runs), paired_statistics(*runs)
     path = directory / "report.html"
     (directory / "synthetic.jsonl").write_text("{}\n", encoding="utf-8")
     inputs = ReportInputs(
@@ -91,6 +95,7 @@ def render_report(directory: Path, *, cases: int = 300, baseline: bool = True) -
         head.eval_set,
         changes,
         eval_href(str(directory / "synthetic.jsonl"), str(path)),
+        statistics=statistics,
     )
     path.write_text(render_page(inputs), encoding="utf-8")
-    return RenderedReport(path, head, changes, build_island(inputs))
+    return RenderedReport(path, head, changes, build_island(inputs), statistics)

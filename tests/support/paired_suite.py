@@ -32,7 +32,11 @@ def corpus(cases: int, decoys: Collection[int] = ()) -> str:
     """The import stream: one source per case, plus a decoy source per case in ``decoys``."""
     records: list[dict[str, Any]] = []
     for index in range(cases):
-        batch: dict[str, Any] = {"taguru_batch": 1, "context": CONTEXT, "source": f"docs/c{index}.md"}
+        batch: dict[str, Any] = {
+            "taguru_batch": 1,
+            "context": CONTEXT,
+            "source": f"docs/c{index}.md",
+        }
         if index == 0:
             batch["create"] = {"description": "paired-statistics suite"}
         records.append(batch)
@@ -46,7 +50,9 @@ def corpus(cases: int, decoys: Collection[int] = ()) -> str:
 
 def eval_lines(cases: int) -> str:
     """The eval set: case ``p<index>`` expects its own source."""
-    lines = [json.dumps({"taguru_eval": 1, "name": "paired", "default_target": {"context": CONTEXT}})]
+    lines = [
+        json.dumps({"taguru_eval": 1, "name": "paired", "default_target": {"context": CONTEXT}})
+    ]
     lines += [
         json.dumps(
             {
