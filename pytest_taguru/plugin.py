@@ -119,7 +119,11 @@ def pytest_report_header(config: pytest.Config) -> str | None:
     if prepared is None:
         return None
     settings = prepared.settings
-    gate = settings.thresholds_path or "none (report-only)"
+    gate = settings.thresholds_path or "none"
+    if settings.baseline is not None:
+        gate += f", baseline {settings.baseline}"
+    elif settings.thresholds_path is None:
+        gate += " (report-only)"
     return (
         f"taguru: pytest-taguru {__version__}, eval {settings.eval_path} "
         f"({len(prepared.eval_set.cases)} cases), context '{settings.context}', thresholds {gate}"

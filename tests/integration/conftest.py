@@ -4,16 +4,19 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import httpcore
+import numpy
 import pytest
 from e2e import CORPUS, TOKEN, CountingListener, Suite
 
+import pytest_taguru.compare.stats_render
 import pytest_taguru.hooks
 from pytest_taguru.server.runner import ReferenceServer
 
-PRELOADED = (httpcore, pytest_taguru.hooks)
+PRELOADED = (httpcore, numpy, pytest_taguru.hooks, pytest_taguru.compare.stats_render)
 """The run machinery, imported once here: pytester's in-process runs drop the modules first
 imported inside them, and a re-import would leave two copies of their classes (httpx imports
-httpcore lazily and caches its exception map, so httpcore is named explicitly)."""
+httpcore lazily and caches its exception map, so httpcore is named explicitly; numpy cannot be
+loaded twice in one process at all)."""
 
 
 @pytest.fixture(autouse=True)
