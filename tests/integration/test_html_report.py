@@ -148,6 +148,23 @@ def test_the_command_defaults_beside_the_artifact_and_compares_a_baseline(suite:
     assert data["eval"] is None and data["cases"]["line"] is None
     assert data["baseline"]["counts"]["removed"] == 1
     assert [moved[:2] for moved in data["baseline"]["moved"]] == [["removed", "c-gamma"]]
+    paired = data["baseline"]["paired"]
+    assert paired["alpha"] == 0.05 and paired["paired_cases"] == 3
+    assert paired["excluded"] == [["missing in HEAD", 1, ["c-gamma"]]]
+    assert [row[0] for row in paired["rows"]][:3] == ["recall.recall_at_k", "recall.mrr", "recall.ndcg"]
+    assert {row[8] for row in paired["rows"]} == {"inconclusive"}  # 3 pairs: too few
+
+
+def test_a_live_report_with_a_baseline_is_the_commands_report(suite: Suite) -> None:
+    assert suite.run("--taguru-out", "base.json").ret == 0
+    live = suite.run("--taguru-baseline", "base.json", "--taguru-alpha", "0.01",
+                     "--taguru-html", "live.html")  # fmt: skip
+    assert live.ret == 0
+    result = run_cli("report", "evaluation.json", "--eval", "eval.jsonl", "--baseline", "base.json",
+                     "--alpha", "0.01", "--out", "saved.html", cwd=suite.path)  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert island(suite.path / "live.html")["baseline"]["paired"]["alpha"] == 0.01
+    assert (suite.path / "saved.html").read_bytes() == (suite.path / "live.html").read_bytes()
 
 
 @pytest.mark.parametrize(

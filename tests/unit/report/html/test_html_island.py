@@ -12,6 +12,7 @@ from test_html_compact import unpack
 from pytest_taguru.artifact.case import CaseBlock, PassageFailed, PassageSearched
 from pytest_taguru.artifact.evaluation import Definition, Evaluation, Ratio
 from pytest_taguru.compare.classify import compare
+from pytest_taguru.compare.verdicts import paired_statistics
 from pytest_taguru.gate.thresholds import CaseViolation, GateReport
 from pytest_taguru.report.drilldown import render_drilldown
 from pytest_taguru.report.html.cards import FAMILIES, HISTOGRAM_METRICS, histogram
@@ -331,6 +332,21 @@ def test_baseline_moves_come_from_compare(run: SyntheticRun) -> None:
         flag = REGRESSED if record.kind == "regressed" else IMPROVED
         assert island["cases"]["flags"][rows.index(record.case_id)] & flag
     assert island_of(run)["baseline"] is None
+
+
+def test_the_paired_statistics_join_the_baseline_section(run: SyntheticRun) -> None:
+    base = synthetic_run(CASES, drift=3)
+    runs = loaded(base.evaluation, "base.json"), loaded(run.evaluation, "head.json")
+    statistics = paired_statistics(*runs)
+    paired = island_of(run, baseline=compare(*runs), statistics=statistics)["baseline"]["paired"]
+    assert (paired["alpha"], paired["resamples"], paired["tolerance"]) == (0.05, 10_000, "0")
+    assert paired["family"] == statistics.family
+    assert len(paired["rows"]) == len(statistics.verdicts)
+    for row, item in zip(paired["rows"], statistics.verdicts, strict=True):
+        assert row[:3] == [item.metric, None, item.n]
+        assert row[3:6] == [figure(item.mean_delta), *map(figure, item.interval)]
+        assert row[8:] == [item.verdict, item.non_inferior, item.reason, figure(item.mde)]
+    assert paired["notes"] == list(statistics.notes)
 
 
 def test_slices_are_not_defined_yet(run: SyntheticRun) -> None:
