@@ -2,8 +2,9 @@
 pairing facts and a run's shape, for the paired statistics against a baseline.
 
 Read leniently from the raw JSON, never refusing a document taguru's compare accepts: a key of
-the wrong type reads as absent. The view keeps only these few facts of each case, not the raw
-case (a 100,000-case artifact would otherwise stay in memory whole).
+the wrong type reads as absent. The view keeps only these few facts of each case
+(``EvaluationView.extras``), not the raw case (a 100,000-case artifact would otherwise stay in
+memory whole).
 """
 
 from dataclasses import dataclass
@@ -89,3 +90,25 @@ def run_shape_facts(inputs: Any) -> RunShapeFacts:
     return RunShapeFacts(
         scalar("mode"), scalar("rerank"), scalar("default_limit"), scalar("resolve_limit")
     )
+
+
+@dataclass(frozen=True)
+class RunExtras:
+    """A whole artifact's extras: its shape, and each case's pairing facts in ``cases``
+    order (one per case the view read)."""
+
+    shape: RunShapeFacts = RunShapeFacts()
+    cases: tuple[PairingFacts, ...] = ()
+
+
+NO_EXTRAS = RunExtras()
+
+
+def run_extras(document: Any, cases: int) -> RunExtras:
+    """The extras of a raw ``evaluation.json`` document whose view read ``cases`` cases (a
+    document given as an array, taguru's positional quirk, has none: every case gets
+    ``NO_FACTS``)."""
+    if not isinstance(document, dict):
+        return RunExtras(cases=(NO_FACTS,) * cases)
+    facts = tuple(map(pairing_facts, _list(document.get("cases"))))
+    return RunExtras(run_shape_facts(document.get("inputs")), facts)

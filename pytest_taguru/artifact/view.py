@@ -30,13 +30,7 @@ from pydantic import (
 )
 
 from pytest_taguru.artifact.evaluation import ARTIFACT_VERSION
-from pytest_taguru.artifact.extras import (
-    NO_FACTS,
-    PairingFacts,
-    RunShapeFacts,
-    pairing_facts,
-    run_shape_facts,
-)
+from pytest_taguru.artifact.extras import NO_EXTRAS, RunExtras, run_extras
 from pytest_taguru.core.limits import U64
 from pytest_taguru.core.serde import (
     JsonObject,
@@ -126,19 +120,6 @@ class CaseView(_View):
     coverage: CoverageView | None = None
     citations: CitationsView | None = None
     diversity_sources: float | None = None
-    _pairing: PairingFacts = PrivateAttr(default=NO_FACTS)
-
-    @model_validator(mode="wrap")
-    @classmethod
-    def _read_pairing(cls, data: Any, handler: ValidatorFunctionWrapHandler) -> Any:
-        view = handler(data)
-        view._pairing = pairing_facts(data)
-        return view
-
-    @property
-    def pairing(self) -> PairingFacts:
-        """pytest-taguru's pairing facts of the case (``extras``), outside taguru's view."""
-        return self._pairing
 
 
 class BudgetLimits(_View):
@@ -152,19 +133,6 @@ class BudgetLimits(_View):
 class InputsView(_View):
     context: _Text = ""
     budget: BudgetLimits | None = None
-    _shape: RunShapeFacts = PrivateAttr(default_factory=RunShapeFacts)
-
-    @model_validator(mode="wrap")
-    @classmethod
-    def _read_shape(cls, data: Any, handler: ValidatorFunctionWrapHandler) -> Any:
-        view = handler(data)
-        view._shape = run_shape_facts(data)
-        return view
-
-    @property
-    def shape(self) -> RunShapeFacts:
-        """pytest-taguru's reading of the run's mode, rerank and limits (``extras``)."""
-        return self._shape
 
 
 class ContextRevision(_View):
@@ -197,6 +165,20 @@ class EvaluationView(_View):
     definitions: dict[_Text, DefinitionView] = Field(default_factory=dict)
     metrics: dict[_Text, _RawValue] = Field(default_factory=dict)
     cases: list[CaseView] = Field(default_factory=list)
+    _extras: RunExtras = PrivateAttr(default=NO_EXTRAS)
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _read_extras(cls, data: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+        view = handler(data)
+        view._extras = run_extras(data, len(view.cases))
+        return view
+
+    @property
+    def extras(self) -> RunExtras:
+        """pytest-taguru's reading beyond taguru's view (``extras``): the run's shape and each
+        case's pairing facts, one per case of ``cases``, in its order."""
+        return self._extras
 
 
 _EXPECTED = {

@@ -43,15 +43,18 @@ class RunQuestion:
 
 def question_of(run: LoadedRun) -> RunQuestion:
     """What an artifact's run asked, as compare reads it."""
-    inputs = run.view.inputs
-    budget = inputs.budget
+    view = run.view
+    budget, shape = view.inputs.budget, view.extras.shape
     return RunQuestion(
-        context=inputs.context,
-        mode=inputs.shape.mode if inputs.shape.mode is not None else "baseline",
+        context=view.inputs.context,
+        mode=shape.mode if shape.mode is not None else "baseline",
         budget=None if budget is None else (budget.max_items, budget.max_bytes, budget.max_tokens),
-        default_limit=inputs.shape.default_limit,
-        resolve_limit=inputs.shape.resolve_limit,
-        cases={case.case_id: case.pairing.expectations_sha256 for case in run.view.cases},
+        default_limit=shape.default_limit,
+        resolve_limit=shape.resolve_limit,
+        cases={
+            case.case_id: facts.expectations_sha256
+            for case, facts in zip(view.cases, view.extras.cases, strict=True)
+        },
     )
 
 

@@ -18,14 +18,16 @@ says so. Per metric, a paired case contributes only when both sides have a value
 Pure: plain data in, arrays out.
 """
 
-from collections.abc import Collection, Iterable, Sequence
+import math
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 from numpy.typing import NDArray
 
+from pytest_taguru.artifact.extras import PairingFacts
 from pytest_taguru.artifact.view import CaseView, LoadedRun
-from pytest_taguru.score.registry import METRICS_BY_NAME, PAIRED_METRICS, case_value
+from pytest_taguru.score.registry import METRICS_BY_NAME, PAIRED_METRICS, read_path
 
 
 @dataclass(frozen=True)
@@ -95,48 +97,63 @@ class PairedCases:
         )
 
 
-def _index(cases: Iterable[CaseView]) -> dict[str, CaseView]:
-    return {case.case_id: case for case in cases}  # the last occurrence wins (B.3)
+def _index(run: LoadedRun) -> dict[str, tuple[CaseView, PairingFacts]]:
+    """case_id → the case and its pairing facts; the last occurrence wins (B.3)."""
+    view = run.view
+    pairs = zip(view.cases, view.extras.cases, strict=True)
+    return {case.case_id: (case, facts) for case, facts in pairs}
+
+
+def _values(cases: Sequence[CaseView], path: tuple[str, ...]) -> NDArray[np.float64]:
+    """Each case's value at ``path`` (``registry.read_path``), ``NaN`` where it has none."""
+    return np.array(
+        [math.nan if (value := read_path(case, path)) is None else value for case in cases],
+        dtype=np.float64,
+    )
 
 
 def _deltas(
     pairs: Sequence[tuple[CaseView, CaseView]], metrics: Sequence[str]
 ) -> NDArray[np.float64]:
+    bases, heads = [base for base, _ in pairs], [head for _, head in pairs]
     deltas = np.full((len(pairs), len(metrics)), np.nan)
     for column, metric in enumerate(metrics):
-        for row, (base, head) in enumerate(pairs):
-            b, h = case_value(base, metric), case_value(head, metric)
-            if b is not None and h is not None:
-                deltas[row, column] = h - b
+        path = METRICS_BY_NAME[metric].case_path
+        assert path is not None, f"{metric} has no per-case value"
+        deltas[:, column] = _values(heads, path) - _values(bases, path)  # NaN stays NaN
     return deltas
+
+
+def _relabelled(base: PairingFacts, head: PairingFacts) -> bool:
+    """Both sides carry a hash, and they differ."""
+    hashes = base.expectations_sha256, head.expectations_sha256
+    return None not in hashes and hashes[0] != hashes[1]
 
 
 def pair_cases(base: LoadedRun, head: LoadedRun) -> PairedCases:
     """Pair the cases of two runs and sort out the rest (module docstring)."""
-    base_cases, head_cases = _index(base.view.cases), _index(head.view.cases)
+    base_cases, head_cases = _index(base), _index(head)
+    base_facts = {case_id: facts for case_id, (_, facts) in base_cases.items()}
+    head_facts = {case_id: facts for case_id, (_, facts) in head_cases.items()}
     unhashed = tuple(
         side
-        for side, cases in (("BASE", base_cases), ("HEAD", head_cases))
-        if cases and all(case.pairing.expectations_sha256 is None for case in cases.values())
+        for side, facts in (("BASE", base_facts), ("HEAD", head_facts))
+        if facts and all(fact.expectations_sha256 is None for fact in facts.values())
     )
     reasons: dict[str, list[str]] = {name: [] for name in Exclusions.__dataclass_fields__}
-    pairs: list[tuple[CaseView, CaseView]] = []
     case_ids: list[str] = []
-    for case_id in sorted(base_cases.keys() | head_cases.keys()):
-        b, h = base_cases.get(case_id), head_cases.get(case_id)
+    for case_id in sorted(base_facts.keys() | head_facts.keys()):
+        b, h = base_facts.get(case_id), head_facts.get(case_id)
         if b is None or h is None:
             reasons["missing_in_base" if b is None else "missing_in_head"].append(case_id)
-            continue
-        b_hash, h_hash = b.pairing.expectations_sha256, h.pairing.expectations_sha256
-        if b_hash is not None and h_hash is not None and b_hash != h_hash:
+        elif _relabelled(b, h):
             reasons["relabelled"].append(case_id)
-        elif h.pairing.errored or b.pairing.errored:
-            both = h.pairing.errored and b.pairing.errored
-            side = "both" if both else "head" if h.pairing.errored else "base"
+        elif b.errored or h.errored:
+            side = "both" if b.errored and h.errored else "head" if h.errored else "base"
             reasons[f"errored_in_{side}"].append(case_id)
         else:
-            pairs.append((b, h))
             case_ids.append(case_id)
+    pairs = [(base_cases[case_id][0], head_cases[case_id][0]) for case_id in case_ids]
     exclusions = Exclusions(**{name: tuple(cases) for name, cases in reasons.items()})
     return PairedCases(
         tuple(case_ids), _deltas(pairs, PAIRED_METRICS), exclusions, PAIRED_METRICS, unhashed

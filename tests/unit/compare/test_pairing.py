@@ -119,4 +119,9 @@ def test_the_extras_leave_taguru_view_as_it_was() -> None:
     # A positional case (serde's array quirk) still reads, with no pairing facts.
     loaded = read_run('{"taguru_evaluation":1,"cases":[["a"]]}', "run.json")
     assert loaded.view.cases[0].case_id == "a"
-    assert loaded.view.cases[0].pairing.expectations_sha256 is None
+    assert loaded.view.extras.cases[0].expectations_sha256 is None
+    whole = read_run("[1]", "run.json")  # the whole document positionally: no extras at all
+    assert whole.view.extras.cases == () and whole.view.extras.shape.mode is None
+    positional = read_run('[1, "", {}, {}, null, {}, {}, [{"case_id": "a"}]]', "run.json")
+    assert [case.case_id for case in positional.view.cases] == ["a"]
+    assert pair_cases(positional, positional).case_ids == ("a",)
