@@ -87,7 +87,8 @@ def test_a_small_drop_over_36_cases_is_inconclusive_with_an_mde_and_exits_0(
     result.stdout.fnmatch_lines(
         [
             "  baseline: PASS (2 inconclusive, 2 unchanged) against base.json",
-            "    recall.mrr * 36  -0.0417 * inconclusive: the interval contains 0; MDE 0.0* at n=36",
+            "    recall.mrr * 36  -0.0417 * inconclusive: the interval contains 0; MDE 0.0* "
+            "at n=36",
         ]
     )
     result.stdout.fnmatch_lines(
@@ -188,7 +189,9 @@ def test_save_baseline_writes_a_passing_complete_run_only(
     failing = suite.write_thresholds(
         {"taguru_evaluate_thresholds": 1, "aggregate": {"recall.mrr": {"min": 0.99}}}
     )
-    failed = suite.run("--taguru-save-baseline", "saved.json", "--taguru-thresholds", failing, *dist)
+    failed = suite.run(
+        "--taguru-save-baseline", "saved.json", "--taguru-thresholds", failing, *dist
+    )
     assert failed.ret == 3
     failed.stdout.fnmatch_lines(["  baseline not saved to saved.json: the gate failed"])
     assert not (suite.path / "saved.json").exists()
@@ -205,5 +208,55 @@ def test_the_run_becomes_its_own_next_baseline(suite: Suite) -> None:
             "  baseline: PASS (* inconclusive) against base.json",
             "    recall.mrr * inconclusive: fewer than 10 pairs; MDE *",
             "  wrote base.json (the new baseline)",
+        ]
+    )
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("--taguru-baseline", "base.json", "--taguru-alpha", "2"),
+         "--taguru-alpha needs a significance level between 0 and 1: 2 is not between 0 and 1 "
+         "(exclusive)"),
+        (("--taguru-baseline", "base.json", "--taguru-tolerance", "recall.mr=0.1"),
+         "--taguru-tolerance needs a tolerance (0.01, recall.mrr=0.02, or both): 'recall.mr' is "
+         "not a metric with paired statistics (did you mean recall.mrr?)"),
+        (("--taguru-baseline", "base.json", "--taguru-inconclusive", "error"),
+         "--taguru-inconclusive needs warn or fail: got 'error'"),
+        (("--taguru-alpha", "0.01",), "--taguru-alpha requires --taguru-baseline"),
+        (("--taguru-baseline", "missing.json",),
+         "cannot read missing.json: No such file or directory (os error 2)"),
+    ],
+)  # fmt: skip
+def test_bad_baseline_options_exit_2_before_any_request(
+    suite: Suite,
+    listener: CountingListener,
+    dist: tuple[str, ...],
+    args: tuple[str, ...],
+    message: str,
+) -> None:
+    (suite.path / "base.json").write_text('{"taguru_evaluation": 1}', encoding="utf-8")
+    result = suite.run(*args, "--taguru-url", listener.url, *dist, serve=False, isolated=True)
+
+    assert result.ret == 2
+    assert result.stderr.lines[-1] == f"taguru: evaluate: {message}"
+    assert listener.connections == 0
+
+
+def test_the_baseline_options_come_from_the_ini_file_too(suite: Suite) -> None:
+    (suite.path / "runs").mkdir()
+    assert suite.run("--taguru-out", "runs/base.json").ret == 0
+    suite.write_ini(
+        "taguru_baseline = runs/base.json\ntaguru_tolerance = 0.5\ntaguru_alpha = 0.01\n"
+        "taguru_inconclusive = fail\n"
+    )
+    result = suite.run()
+    # Four cases: fewer than 10 pairs is inconclusive whatever the tolerance, and fails here.
+    assert result.ret == 3
+    result.stdout.fnmatch_lines(
+        [
+            "  baseline: FAIL — * inconclusive verdict(s) (--taguru-inconclusive=fail) against "
+            "runs/base.json",
+            "*α 0.01 (Holm over 0 test(s)), tolerance 0.5",
         ]
     )

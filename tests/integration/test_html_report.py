@@ -151,7 +151,8 @@ def test_the_command_defaults_beside_the_artifact_and_compares_a_baseline(suite:
     paired = data["baseline"]["paired"]
     assert paired["alpha"] == 0.05 and paired["paired_cases"] == 3
     assert paired["excluded"] == [["missing in HEAD", 1, ["c-gamma"]]]
-    assert [row[0] for row in paired["rows"]][:3] == ["recall.recall_at_k", "recall.mrr", "recall.ndcg"]
+    metrics = [row[0] for row in paired["rows"]]
+    assert metrics[:3] == ["recall.recall_at_k", "recall.mrr", "recall.ndcg"]
     assert {row[8] for row in paired["rows"]} == {"inconclusive"}  # 3 pairs: too few
 
 
