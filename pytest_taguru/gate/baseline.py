@@ -14,7 +14,7 @@ not judged (skipped) unless ``--taguru-gate-partial``, as aggregate bounds are n
 (``run.partial``). The numbers (``compare.statistics``, numpy) are imported only then.
 
 ``--taguru-save-baseline FILE`` writes the run's artifact there too, but only when the run
-completed and its gate passed (``save_baseline``).
+completed and its gate passed (``baseline_lines``).
 """
 
 from dataclasses import dataclass, field
@@ -184,12 +184,22 @@ class BaselineGate:
         return [f"  baseline: {verdict} against {self.path}", *terminal_lines(statistics)]
 
 
-def save_baseline(
-    target: str, text: str, coverage: "RunCoverage", written: bool, gate_failed: bool
-) -> str:
-    """``--taguru-save-baseline``: write the run's artifact ``text`` to ``target`` only when the
-    run completed, its artifact was written and its gate passed (no case bound broken, no gate
-    result failed); the summary line saying what happened. A failed write is exit 1."""
+def baseline_lines(
+    gate: BaselineGate | None,
+    save_to: str | None,
+    text: str,
+    coverage: "RunCoverage",
+    *,
+    written: bool,
+    gate_failed: bool,
+) -> list[str]:
+    """The finished run's baseline lines: the comparison (``gate``), then
+    ``--taguru-save-baseline`` (``save_to``): the run's artifact ``text`` is written there only
+    when the run completed, its artifact was written and its gate passed (no case bound broken,
+    no gate result failed). A failed write is exit 1."""
+    lines = [] if gate is None else gate.summary_lines()
+    if save_to is None:
+        return lines
     why = None
     if not coverage.complete:
         why = coverage.describe()
@@ -198,9 +208,9 @@ def save_baseline(
     elif gate_failed:
         why = "the gate failed"
     if why is not None:
-        return f"  baseline not saved to {target}: {why}"
+        return [*lines, f"  baseline not saved to {save_to}: {why}"]
     try:
-        write_atomic(target, text)
+        write_atomic(save_to, text)
     except OSError as error:
-        raise RunError(f"writing {target}: {os_error_text(error)}") from error
-    return f"  wrote {target} (the new baseline)"
+        raise RunError(f"writing {save_to}: {os_error_text(error)}") from error
+    return [*lines, f"  wrote {save_to} (the new baseline)"]

@@ -23,7 +23,7 @@ from pytest_taguru.errors import (
     UnreachableError,
     UsageError,
 )
-from pytest_taguru.gate.baseline import BaselineGate, save_baseline
+from pytest_taguru.gate.baseline import BaselineGate, baseline_lines
 from pytest_taguru.gate.results import (
     FinishedRun,
     GateResult,
@@ -296,13 +296,9 @@ class RunController:
         self.outcome = Outcome(evaluation, gate, lines, annotations)
         finished = FinishedRun(evaluation, coverage, gate, path, text)
         self.gate_results = [source.judge(finished) for source in self.gate_sources]
-        if self.baseline_gate is not None:
-            lines += self.baseline_gate.summary_lines()
-        if self.settings.save_baseline is not None:
-            failed = any(result.status == "failed" for result in self.gate_results)
-            failed = failed or self.regressions > 0
-            target = self.settings.save_baseline
-            lines.append(save_baseline(target, text, coverage, path is not None, failed))
+        failed = self.regressions > 0 or any(r.status == "failed" for r in self.gate_results)
+        lines += baseline_lines(self.baseline_gate, self.settings.save_baseline, text, coverage,
+                                written=path is not None, gate_failed=failed)  # fmt: skip
         html = self.policy.output_path(self.settings.html, "html", coverage)
         if html is not None:
             self._write_report(evaluation, planned, html, failing)

@@ -8,7 +8,7 @@ from synthetic_run import synthetic_run
 from pytest_taguru.artifact.evaluation import Evaluation, render
 from pytest_taguru.artifact.view import read_run
 from pytest_taguru.errors import RunError, UsageError
-from pytest_taguru.gate.baseline import BaselineGate, load_baseline, save_baseline
+from pytest_taguru.gate.baseline import BaselineGate, baseline_lines, load_baseline
 from pytest_taguru.gate.results import FinishedRun
 from pytest_taguru.run.partial import RunCoverage
 
@@ -100,15 +100,18 @@ def test_a_partial_run_is_skipped_unless_asked(runs: tuple[Evaluation, Evaluatio
 def test_save_baseline_writes_only_a_complete_passing_written_run(tmp_path: Path) -> None:
     target = str(tmp_path / "saved.json")
     complete, partial = RunCoverage(4, 4), RunCoverage(4, 3)
-    assert save_baseline(target, "{}", partial, True, False) == (
+
+    def save(coverage: RunCoverage, written: bool, failed: bool, to: str = target) -> list[str]:
+        return baseline_lines(None, to, "{}", coverage, written=written, gate_failed=failed)
+
+    assert save(partial, True, False) == [
         f"  baseline not saved to {target}: partial run (3 of 4 cases)"
-    )
-    assert save_baseline(target, "{}", complete, False, False).endswith("the session exits 1")
-    assert save_baseline(target, "{}", complete, True, True).endswith("the gate failed")
+    ]
+    assert save(complete, False, False)[0].endswith("the session exits 1")
+    assert save(complete, True, True)[0].endswith("the gate failed")
     assert not Path(target).exists()
-    assert save_baseline(target, "{}", complete, True, False) == (
-        f"  wrote {target} (the new baseline)"
-    )
+    assert save(complete, True, False) == [f"  wrote {target} (the new baseline)"]
     assert Path(target).read_text() == "{}"
     with pytest.raises(RunError):
-        save_baseline(str(tmp_path / "missing" / "saved.json"), "{}", complete, True, False)
+        save(complete, True, False, to=str(tmp_path / "missing" / "saved.json"))
+    assert baseline_lines(None, None, "{}", complete, written=True, gate_failed=False) == []
