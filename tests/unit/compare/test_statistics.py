@@ -212,3 +212,4 @@ def test_holm_caps_at_one_and_keeps_ties_in_order() -> None:
     assert holm([0.5, 0.5, 0.9]) == pytest.approx([1.0, 1.0, 1.0])
     assert holm([0.01, 0.01]) == pytest.approx([0.02, 0.02])
     assert holm([]) == []
+
