@@ -185,7 +185,8 @@ OPTION_SPECS = (
     OptionSpec(
         "gate-partial",
         None,
-        "judge aggregate bounds on a partial run's subset too (default: skipped when -k, "
+        "judge aggregate bounds and the baseline on a partial run's subset too (default: "
+        "skipped when -k, "
         "node ids, --lf, -x ... leave dataset cases out)",
         drop_in=False,
     ),
