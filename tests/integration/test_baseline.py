@@ -100,9 +100,11 @@ def test_a_small_drop_over_36_cases_is_inconclusive_with_an_mde_and_exits_0(
     result.stdout.fnmatch_lines([f"PASSED {BASELINE_PATTERN}"])
 
 
-def test_inconclusive_fail_turns_the_warning_into_a_failure(pytester: pytest.Pytester) -> None:
+def test_inconclusive_fail_turns_the_warning_into_a_failure(
+    pytester: pytest.Pytester, dist: tuple[str, ...]
+) -> None:
     suite = PairedSuite(pytester, 36, decoys=[3, 17, 30])
-    result = suite.head("--taguru-inconclusive=fail")
+    result = suite.head("--taguru-inconclusive=fail", *dist)
 
     assert result.ret == 3
     result.stdout.fnmatch_lines(
@@ -110,9 +112,11 @@ def test_inconclusive_fail_turns_the_warning_into_a_failure(pytester: pytest.Pyt
     )
 
 
-def test_a_tolerance_proves_the_small_drop_non_inferior(pytester: pytest.Pytester) -> None:
+def test_a_tolerance_proves_the_small_drop_non_inferior(
+    pytester: pytest.Pytester, dist: tuple[str, ...]
+) -> None:
     suite = PairedSuite(pytester, 36, decoys=[3, 17, 30])
-    result = suite.head("--taguru-inconclusive=fail", "--taguru-tolerance", "0.15")
+    result = suite.head("--taguru-inconclusive=fail", "--taguru-tolerance", "0.15", *dist)
 
     assert result.ret == 0
     result.stdout.fnmatch_lines(
