@@ -34,8 +34,10 @@ DEFAULT_TIMEOUT_S = 35.0
 """taguru's whole-exchange budget of one request, above the server's own 30 s (§1.5)."""
 DEFAULT_RETRIES = 2
 DEFAULT_MAX_CONSECUTIVE_FAILURES = 5
+DEFAULT_CONCURRENCY = 8
+"""Cases in flight at once in each process (measured: see ``run.prefetch``)."""
 
-ParserName = Literal["positive_int", "exit_status", "seconds", "retries", "count"]
+ParserName = Literal["positive_int", "exit_status", "seconds", "retries", "count", "concurrency"]
 """A value parser of ``run.flag_values`` (``PARSERS``); its message is ``<flag> needs …``."""
 
 
@@ -218,6 +220,16 @@ OPTION_SPECS = (
         parse="count",
         drop_in=False,
         drop_in_value="0",
+    ),
+    OptionSpec(
+        "concurrency",
+        "N",
+        "cases in flight at once in each process: the next cases' requests are sent while "
+        "pytest runs the current item, each case's in order, its result reported in turn "
+        f"(default {DEFAULT_CONCURRENCY}; 1 = one case at a time, as taguru)",
+        parse="concurrency",
+        drop_in=False,
+        drop_in_value="1",
     ),
 )
 

@@ -1,7 +1,8 @@
 """The plugin objects of an active run, registered by ``plugin.activate``.
 
 ``TaguruItems`` joins every process (the controller and each pytest-xdist worker): collection,
-the report attributes a case's result travels on, the verbose status words. ``TaguruController``
+the prefetch window's plan before each item, the report attributes a case's result travels on,
+the verbose status words. ``TaguruController``
 joins the controller only: the case results, the finish, the gate results, the exit status.
 Each hook is a few lines handing the work to ``run.case_runner.CaseRunner``,
 ``run.controller.RunController`` or ``gate_reports``.
@@ -20,6 +21,7 @@ from pytest_taguru.gate_reports import GATE_REPORT_ATTRIBUTE, emit_gate_result
 from pytest_taguru.items import CaseItem, EvalFile
 from pytest_taguru.run.case_runner import RUNNER_KEY, CaseRegression, CaseRunner
 from pytest_taguru.run.controller import PYTEST_FAILED, PYTEST_NO_TESTS, PYTEST_OK, RunController
+from pytest_taguru.run_order import RunOrder
 
 
 class TaguruItems:
@@ -27,11 +29,28 @@ class TaguruItems:
 
     def __init__(self, eval_file: Path) -> None:
         self.eval_file = eval_file
+        self.order: RunOrder | None = None
 
     def pytest_collect_file(self, file_path: Path, parent: pytest.Collector) -> EvalFile | None:
         if file_path.resolve() == self.eval_file:
             return EvalFile.from_parent(parent, path=file_path)
         return None
+
+    @pytest.hookimpl(wrapper=True, trylast=True)
+    def pytest_runtestloop(self, session: pytest.Session) -> Generator[None, object, object]:
+        # trylast, registered before TaguruController: inside its wrapper, so the window is
+        # closed before the controller concludes the run.
+        self.order = RunOrder(session)
+        try:
+            return (yield)
+        finally:
+            session.config.stash[RUNNER_KEY].stop_prefetch()
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_protocol(self, item: pytest.Item, nextitem: pytest.Item | None) -> None:
+        if isinstance(item, CaseItem) and self.order is not None:
+            upcoming = self.order.upcoming(item, nextitem)
+            item.config.stash[RUNNER_KEY].prefetch(i for i in upcoming if isinstance(i, CaseItem))
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> Any:

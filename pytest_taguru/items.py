@@ -38,13 +38,15 @@ class CaseItem(pytest.Item):
 
     def runtest(self) -> None:
         runner = self.config.stash[RUNNER_KEY]
-        self.block, self.calls = runner.run_case(self.case)
+        result = runner.result(self)  # judged ahead (--taguru-concurrency), or now
+        self.block, self.calls = result.block, result.calls
         verdict = runner.presumed_dead
         if verdict is not None:
             # This process sends nothing more; the controller decides for the whole run.
             self.session.shouldstop = f"taguru: {verdict}"
         self.user_properties.extend(runner.scalar_properties(self.block))
-        runner.check_case_bounds(self.case, self.block)
+        if result.regression is not None:
+            raise result.regression
 
     def repr_failure(
         self,

@@ -169,7 +169,7 @@ def _server_url(serve: str | None, url: str | None) -> Iterator[str]:
         yield url
         return
     assert serve is not None
-    from pytest_taguru.run.controller import start_embedded_server
+    from pytest_taguru.run.embedded_server import start_embedded_server
 
     with _named("check"):
         server = start_embedded_server(serve, token=None)

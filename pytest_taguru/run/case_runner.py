@@ -1,11 +1,14 @@
-"""The per-process case runner: lanes, scoring and case-scoped bounds for one case at a time.
+"""The per-process case runner: lanes, scoring and case-scoped bounds, case by case.
 
 Every pytest process (the controller of a plain run, or each pytest-xdist worker) holds one
-``CaseRunner`` in ``config.stash[RUNNER_KEY]``. It owns the process's HTTP client and is the
-only place where a case's network I/O happens.
+``CaseRunner`` in ``config.stash[RUNNER_KEY]``. It owns the process's HTTP client and its
+prefetch window (``run.prefetch``: the next cases judged on threads while pytest runs the
+current item) and is the only place where a case's network I/O happens.
 """
 
+from collections.abc import Hashable, Iterable
 from dataclasses import dataclass, field
+from typing import Protocol
 
 import pytest
 
@@ -20,6 +23,7 @@ from pytest_taguru.run.dead_server import CallTally
 from pytest_taguru.run.exchange import CallFailed
 from pytest_taguru.run.lanes.assembly import RunShape, run_case_lanes
 from pytest_taguru.run.lanes.request_bodies import citation_body
+from pytest_taguru.run.prefetch import LaneThreads, PrefetchWindow
 from pytest_taguru.run.settings import Settings
 from pytest_taguru.score.case import build_case_block
 from pytest_taguru.score.registry import CASE_SCORES, case_value
@@ -49,6 +53,24 @@ def scalar_scores(block: CaseBlock) -> list[tuple[str, float]]:
     ]
 
 
+@dataclass(frozen=True)
+class CaseResult:
+    """A judged case: its block, the tally of its calls (``run_case``) and the broken
+    case-scoped bound, if any (raised when its item runs)."""
+
+    block: CaseBlock
+    calls: CallTally
+    regression: CaseRegression | None
+
+
+class CaseKey(Hashable, Protocol):
+    """What the prefetch window knows a case by: its pytest item (hashable, one per run of
+    the case), which carries the case."""
+
+    @property
+    def case(self) -> EvalCase: ...
+
+
 @dataclass
 class CaseRunner:
     """Runs cases against the server named by ``settings`` (one client per process)."""
@@ -57,12 +79,55 @@ class CaseRunner:
     eval_set: EvalSet
     thresholds: Thresholds | None
     _client: TaguruClient | None = field(default=None, repr=False)
+    _window: PrefetchWindow[CaseKey, CaseResult] | None = field(default=None, repr=False)
+    _threads: LaneThreads | None = field(default=None, repr=False)
 
     @property
     def client(self) -> TaguruClient:
         if self._client is None:
             self._client = client_for(self.settings, dead_server_rule=True)
         return self._client
+
+    def judge_case(self, case: EvalCase) -> CaseResult:
+        """``run_case``, then its case-scoped bounds (a failure's drill-down calls included)."""
+        block, calls = self.run_case(case)
+        try:
+            self.check_case_bounds(case, block)
+        except CaseRegression as regression:
+            return CaseResult(block, calls, regression)
+        return CaseResult(block, calls, None)
+
+    def prefetch(self, upcoming: Iterable[CaseKey]) -> None:
+        """Keep the first ``--taguru-concurrency`` cases of ``upcoming`` (the one about to run
+        first, then the order pytest will run them in) judged ahead; nothing once this
+        process presumes the server dead, and nothing at concurrency 1."""
+        size = self.settings.concurrency
+        if size == 1:
+            return
+        if self.presumed_dead is not None:
+            self.stop_prefetch()
+            return
+        if self._window is None:
+            self._threads = LaneThreads(size)
+            self._window = PrefetchWindow(
+                size, lambda key: self.judge_case(key.case), self._threads.submit
+            )
+        _ = self.client  # made here, not by the first threads at once
+        self._window.plan(upcoming)
+
+    def result(self, key: CaseKey) -> CaseResult:
+        """The case's result: its prefetched judgement (waited for), else judged now."""
+        started = None if self._window is None else self._window.take(key)
+        return self.judge_case(key.case) if started is None else started.result()
+
+    def stop_prefetch(self) -> None:
+        """Judge nothing more ahead; cancel what has not started (a started case is left to
+        finish on its daemon thread, unread)."""
+        if self._window is not None:
+            self._window.close()
+        if self._threads is not None:
+            self._threads.shutdown()
+            self._threads = None
 
     def run_case(self, case: EvalCase) -> tuple[CaseBlock, CallTally]:
         """Run the case's lanes in their fixed order and score them (server errors recorded);
@@ -119,11 +184,12 @@ class CaseRunner:
         each, answered ``no_paragraph``; made only for a failed case)."""
         settings = self.settings
         absent: set[tuple[str, int]] = set()
+        client = self.client.for_case()  # its own counts: cases are judged side by side
         for entry in missed_sources(case, block):
             for paragraph in entry.paragraphs:
                 body = citation_body(entry.source, paragraph)
                 try:
-                    self.client.post_json(["contexts", settings.context, "citations"], body)
+                    client.post_json(["contexts", settings.context, "citations"], body)
                 except CallFailed as failure:
                     if failure.not_found and failure.code == "no_paragraph":
                         absent.add((entry.source, paragraph))
@@ -133,6 +199,7 @@ class CaseRunner:
         return DrilldownFacts(server, frozenset(absent), show_text=settings.show_text)
 
     def close(self) -> None:
+        self.stop_prefetch()
         if self._client is not None:
             self._client.close()
             self._client = None

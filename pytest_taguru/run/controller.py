@@ -11,7 +11,7 @@ import os
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, TextIO
+from typing import TextIO
 
 from pytest_taguru.artifact.case import CaseBlock, load_case_block
 from pytest_taguru.artifact.evaluation import Evaluation, probe_writable, render, write_atomic
@@ -21,7 +21,6 @@ from pytest_taguru.errors import (
     RunError,
     TaguruError,
     UnreachableError,
-    UsageError,
 )
 from pytest_taguru.gate.results import (
     FinishedRun,
@@ -36,15 +35,13 @@ from pytest_taguru.report.summary import REPORT_ONLY_NOTICE, summary_lines
 from pytest_taguru.run.client import TaguruClient, client_for
 from pytest_taguru.run.dataset import EvalSet
 from pytest_taguru.run.dead_server import RunStop
+from pytest_taguru.run.embedded_server import EmbeddedServer, start_embedded_server
 from pytest_taguru.run.finish import build_evaluation, ordered_blocks, partial_run_warning
 from pytest_taguru.run.partial import PartialRunPolicy, RunCoverage, session_failure
 from pytest_taguru.run.preflight import PreflightFacts, reread_context, run_preflight
 from pytest_taguru.run.settings import Settings
 from pytest_taguru.run.waiting import waiting_notice
 from pytest_taguru.score.summary import run_summary
-
-if TYPE_CHECKING:
-    from pytest_taguru.server.runner import ReferenceServer
 
 # pytest's own exit statuses (pytest.ExitCode), named here to keep this module pytest-free.
 PYTEST_OK, PYTEST_FAILED, PYTEST_INTERRUPTED, PYTEST_INTERNAL, PYTEST_USAGE, PYTEST_NO_TESTS = (
@@ -81,25 +78,6 @@ class Outcome:
     annotations: list[str]
 
 
-def start_embedded_server(import_file: str, token: str | None) -> "ReferenceServer":
-    """Start the reference server loaded with ``import_file`` (``--taguru-serve``; exit 2 on a
-    missing ``server`` extra or a malformed import file). Its ``import_notes`` say what the
-    import dropped."""
-    try:
-        from pytest_taguru.server.runner import ImportFileError, ReferenceServer
-    except ImportError as error:
-        raise UsageError(
-            "--taguru-serve needs the reference server's dependencies: "
-            f"pip install 'pytest-taguru[server]' ({error})"
-        ) from error
-    try:
-        server = ReferenceServer.from_import_files([import_file], token=token)
-    except ImportFileError as error:
-        raise UsageError(str(error)) from error
-    server.start()
-    return server
-
-
 @dataclass
 class RunController:
     """Controller state of one evaluation run (one pytest session)."""
@@ -111,7 +89,7 @@ class RunController:
     """Assembly filter warnings and config-file notes, printed before the target line."""
     stderr: TextIO = field(default_factory=lambda: sys.stderr)
     environ: Mapping[str, str] = field(default_factory=lambda: os.environ)
-    server: "ReferenceServer | None" = None
+    server: EmbeddedServer | None = None
     preflight: PreflightFacts | None = None
     blocks: dict[str, CaseBlock] = field(default_factory=dict)
     regressions: int = 0

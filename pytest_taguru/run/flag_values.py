@@ -50,6 +50,7 @@ class RawOptions:
     timeout_s: str | None = None
     retries: str | None = None
     max_consecutive_failures: str | None = None
+    concurrency: str | None = None
     flag_prefix: str = PLUGIN_FLAG_PREFIX
     typed: frozenset[str] = frozenset()
     """The names of the flags typed on the command line (the rest came from the ini file)."""
@@ -135,12 +136,18 @@ parse_retries = UnsignedParser(f"a whole number 0..={MAX_RETRIES}", 0, MAX_RETRI
 parse_count = UnsignedParser("a whole number (0 turns the rule off)", 0, U64_MAX)
 """``--taguru-max-consecutive-failures``."""
 
+MAX_CONCURRENCY = 64
+"""The most ``--taguru-concurrency`` accepts: one thread per case in flight."""
+parse_concurrency = UnsignedParser(f"a whole number 1..={MAX_CONCURRENCY}", 1, MAX_CONCURRENCY)
+"""``--taguru-concurrency``."""
+
 PARSERS: dict[ParserName, UnsignedParser | SecondsParser] = {
     "positive_int": parse_positive_int,
     "exit_status": parse_exit_code,
     "seconds": parse_seconds,
     "retries": parse_retries,
     "count": parse_count,
+    "concurrency": parse_concurrency,
 }
 
 

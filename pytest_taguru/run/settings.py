@@ -23,6 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
 from pytest_taguru.errors import UsageError
 from pytest_taguru.flags import (
+    DEFAULT_CONCURRENCY,
     DEFAULT_MAX_CONSECUTIVE_FAILURES,
     DEFAULT_OUT,
     DEFAULT_REGRESSION_EXIT_CODE,
@@ -34,6 +35,7 @@ from pytest_taguru.run.config_file import load_config_file
 from pytest_taguru.run.flag_values import (
     RawOptions,
     check_flags,
+    parse_concurrency,
     parse_count,
     parse_exit_code,
     parse_positive_int,
@@ -87,6 +89,8 @@ class Settings(BaseModel):
     retries: int = DEFAULT_RETRIES
     max_consecutive_failures: int = DEFAULT_MAX_CONSECUTIVE_FAILURES
     """The dead-server limit; 0 turns the rule off."""
+    concurrency: int = DEFAULT_CONCURRENCY
+    """Cases in flight at once in each process (``run.prefetch``); 1: one at a time."""
 
     @property
     def has_budget(self) -> bool:
@@ -171,6 +175,7 @@ def resolve_settings(
         max_consecutive_failures=parsed(
             "max-consecutive-failures", parse_count, DEFAULT_MAX_CONSECUTIVE_FAILURES
         ),
+        concurrency=parsed("concurrency", parse_concurrency, DEFAULT_CONCURRENCY),
         address_hint=hint,
         typed_flags=raw.typed,
         gate_partial=raw.gate_partial,
