@@ -46,11 +46,15 @@ class TaguruItems:
         finally:
             session.config.stash[RUNNER_KEY].stop_prefetch()
 
-    @pytest.hookimpl(tryfirst=True)
-    def pytest_runtest_protocol(self, item: pytest.Item, nextitem: pytest.Item | None) -> None:
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_protocol(
+        self, item: pytest.Item, nextitem: pytest.Item | None
+    ) -> Generator[None, object, object]:
+        # A wrapper: it runs whichever plugin then runs the item (a rerun plugin, say).
         if isinstance(item, CaseItem) and self.order is not None:
             upcoming = self.order.upcoming(item, nextitem)
             item.config.stash[RUNNER_KEY].prefetch(i for i in upcoming if isinstance(i, CaseItem))
+        return (yield)
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> Any:

@@ -30,7 +30,7 @@ of a session mixing cases with many ordinary tests)."""
 def _worker_queue(session: pytest.Session) -> Any:
     """pytest-xdist's ``WorkerInteractor`` of this process (it has no registered name)."""
     for plugin in session.config.pluginmanager.get_plugins():
-        if hasattr(plugin, "torun") and hasattr(plugin, "nextitem_index"):
+        if type(plugin).__name__ == "WorkerInteractor" and hasattr(plugin, "torun"):
             return plugin
     return None
 

@@ -15,6 +15,8 @@ from typing import Any
 
 from pytest_taguru.errors import RunError, UsageError
 
+SERVER_MODULE = "pytest_taguru.server.embedded"
+"""What ``python -m`` runs in the server process."""
 STOP_TIMEOUT_S = 10.0
 """How long a stopping server may take to finish its answers before it is killed."""
 
@@ -58,7 +60,7 @@ def start_embedded_server(import_file: str, token: str | None) -> EmbeddedServer
     """Start the reference server loaded with ``import_file`` (``--taguru-serve``; exit 2 on a
     missing ``server`` extra or a malformed import file). Its ``import_notes`` say what the
     import dropped."""
-    command = [sys.executable, "-m", "pytest_taguru.server.embedded", import_file]
+    command = [sys.executable, "-m", SERVER_MODULE, import_file]
     process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
     try:
         message = _first_message(process, token)

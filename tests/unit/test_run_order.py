@@ -26,7 +26,7 @@ class Queue:
         yield self.entries
 
 
-class Interactor:
+class WorkerInteractor:
     """The part of pytest-xdist's ``WorkerInteractor`` the order reads."""
 
     def __init__(self, next_index: Any, queued: list[Any]) -> None:
@@ -88,18 +88,18 @@ def test_when_the_list_disagrees_with_nextitem_only_nextitem_is_known() -> None:
 
 
 def test_a_worker_follows_its_queue_up_to_the_shutdown_marker() -> None:
-    interactor = Interactor(7, [2, 5, Shutdown.SHUTDOWN, 8])
+    interactor = WorkerInteractor(7, [2, 5, Shutdown.SHUTDOWN, 8])
     session = make_session(ITEMS, (object(), interactor))
     assert upcoming(session, 0, 7) == ["item0", "item7", "item2", "item5"]
 
 
 def test_a_worker_whose_next_index_disagrees_with_nextitem_knows_only_nextitem() -> None:
-    session = make_session(ITEMS, (Interactor(7, [2, 5]),))
+    session = make_session(ITEMS, (WorkerInteractor(7, [2, 5]),))
     assert upcoming(session, 0, 4) == ["item0", "item4"]
 
 
 def test_items_taken_back_from_the_worker_queue_are_no_longer_upcoming() -> None:
-    interactor = Interactor(1, [2, 3, 4])
+    interactor = WorkerInteractor(1, [2, 3, 4])
     session = make_session(ITEMS, (interactor,))
     assert upcoming(session, 0, 1) == ["item0", "item1", "item2", "item3", "item4"]
     interactor.torun.entries = collections.deque([4])  # the controller stole 2 and 3
