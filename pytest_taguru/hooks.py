@@ -2,8 +2,8 @@
 
 ``TaguruItems`` joins every process (the controller and each pytest-xdist worker): collection,
 the prefetch window's plan before each item, the report attributes a case's result travels on,
-the verbose status words. ``TaguruController``
-joins the controller only: the case results, the finish, the gate results, the exit status.
+the verbose status words. ``TaguruController`` joins the controller only: the case results, the
+finish, the gate results, the exit status.
 Each hook is a few lines handing the work to ``run.case_runner.CaseRunner``,
 ``run.controller.RunController`` or ``gate_reports``.
 """

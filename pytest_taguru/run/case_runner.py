@@ -121,8 +121,8 @@ class CaseRunner:
         return self.judge_case(key.case) if started is None else started.result()
 
     def stop_prefetch(self) -> None:
-        """Judge nothing more ahead; cancel what has not started (a started case is left to
-        finish on its daemon thread, unread)."""
+        """Judge nothing more ahead; cancel what has not started (a started case is still
+        taken when its item runs, or left to finish on its daemon thread, unread)."""
         if self._window is not None:
             self._window.close()
         if self._threads is not None:

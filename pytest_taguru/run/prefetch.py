@@ -103,8 +103,9 @@ class PrefetchWindow(Generic[Key, Result]):
         return self._started.pop(key, None)
 
     def close(self) -> None:
-        """Start nothing more; cancel what has not started."""
+        """Start nothing more; cancel what has not started (a key already started, or done,
+        can still be taken: it is what happened)."""
         self.closed = True
-        for future in self._started.values():
-            future.cancel()
-        self._started.clear()
+        for key, future in list(self._started.items()):
+            if future.cancel():
+                del self._started[key]

@@ -100,6 +100,17 @@ def test_close_cancels_what_has_not_started_and_starts_nothing_more() -> None:
     assert judged == []
 
 
+def test_a_key_started_before_close_can_still_be_taken() -> None:
+    # The server presumed dead: nothing more starts, but what already ran is what happened.
+    prefetch, executor, _ = window(3)
+    prefetch.plan(iter("abc"))
+    running = executor.started[0][0]
+    assert running.set_running_or_notify_cancel()
+    prefetch.close()
+    assert prefetch.take("a") is running
+    assert prefetch.take("b") is None and executor.started[1][0].cancelled()
+
+
 def test_lane_threads_run_jobs_in_submission_order_up_to_size_at_once() -> None:
     threads = LaneThreads(2)
     gate, lock = threading.Event(), threading.Lock()
