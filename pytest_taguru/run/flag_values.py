@@ -44,6 +44,8 @@ class RawOptions:
     max_tokens: str | None = None
     rerank: str | None = None
     serve_import: str | None = None
+    record_dir: str | None = None
+    replay_dir: str | None = None
     regression_exit_code: str | None = None
     gate_partial: bool = False
     show_text: bool = False
@@ -184,7 +186,8 @@ def check_flags(raw: RawOptions, *, require_context: bool = True) -> None:
             continue
         if spec.requires is not None and not raw.value(OPTIONS[spec.requires]):
             raise UsageError(f"{raw.flag(spec.name)} requires {raw.flag(spec.requires)}")
-        if spec.excludes is not None and raw.value(OPTIONS[spec.excludes]) is not None:
-            raise UsageError(
-                f"{raw.flag(spec.name)} cannot be combined with {raw.flag(spec.excludes)}"
-            )
+        for excluded in spec.excludes:
+            if raw.value(OPTIONS[excluded]) is not None:
+                raise UsageError(
+                    f"{raw.flag(spec.name)} cannot be combined with {raw.flag(excluded)}"
+                )
