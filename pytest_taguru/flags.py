@@ -51,7 +51,8 @@ class OptionSpec:
     """What the flag does, for every surface; the notes below are appended per surface."""
     needs: str = ""
     """What the flag takes, in ``<flag> needs <what>`` when its value is missing (taguru's
-    words), for a value that is neither a path (``a file path``) nor parsed (the parser's)."""
+    words), for a value that is not parsed (the parser's); a path's default is ``a file
+    path``."""
     is_path: bool = False
     """An ini value is relative to the ini file; a missing value ``needs a file path``."""
     parse: ParserName | None = None
@@ -177,6 +178,7 @@ OPTION_SPECS = (
         "DIR",
         "record every answer the run receives in DIR (corpus text: keep it as private as the "
         "corpus), for --taguru-replay",
+        needs="a directory path",
         is_path=True,
         drop_in=False,
         field="record_dir",
@@ -186,6 +188,7 @@ OPTION_SPECS = (
         "DIR",
         "answer every request from the recording in DIR instead of a server; a request it "
         "holds no answer for fails its case",
+        needs="a directory path",
         is_path=True,
         drop_in=False,
         excludes=("record", "serve", "url"),

@@ -178,9 +178,7 @@ class Recorder:
         with self._lock:
             if self._run is None:
                 try:
-                    preflight = read_recording(
-                        self.directory / PREFLIGHT_FILE, PreflightRecording
-                    )
+                    preflight = read_recording(self.directory / PREFLIGHT_FILE, PreflightRecording)
                 except RecordingFileError as error:
                     raise RunError(f"recording: {error}") from error
                 self._run = preflight.run
@@ -283,14 +281,16 @@ class Player:
         return None  # the artifact's inputs.replayed says it (report.summary)
 
     def _read_preflight(self) -> PreflightRecording:
+        path = self.directory / PREFLIGHT_FILE
         with self._lock:
             if self._preflight is None:
                 try:
-                    self._preflight = read_recording(
-                        self.directory / PREFLIGHT_FILE, PreflightRecording
-                    )
+                    self._preflight = read_recording(path, PreflightRecording)
                 except RecordingFileError as error:
-                    raise UsageError(str(error)) from error
+                    refusal = UsageError(f"--taguru-replay: {error}")
+                    if not path.is_file():
+                        refusal.hints = [f"record one first: --taguru-record {self.directory}"]
+                    raise refusal from error
             return self._preflight
 
 
