@@ -15,7 +15,6 @@ import threading
 from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Protocol
 
 import httpx
 
@@ -30,8 +29,9 @@ TAPE_EXTENSION = "taguru_tape"
 Outcome = RecordedAnswer | RecordedFailure
 
 
-class Tape(Protocol):
-    """What a client needs of a tape."""
+class Tape:
+    """The calls of one scope, as a client sees them: it writes each call's final outcome on
+    the tape; a replay's tape also answers them. As such, a tape keeps nothing."""
 
     def keep(
         self,
@@ -45,11 +45,13 @@ class Tape(Protocol):
 
     @property
     def recorded_retries(self) -> int:
-        """The retries of the recorded calls this tape served (0 on a live run)."""
+        """The retries of the recorded calls this tape served (a live client counts its own)."""
+        return 0
 
     @property
     def misses(self) -> list[str]:
-        """The requests this tape had no recorded answer for (none on a live run)."""
+        """The requests this tape had no recorded answer for (a live call always has one)."""
+        return []
 
 
 class RecordingMissing(httpx.RequestError):
@@ -72,7 +74,7 @@ def outcome_record(outcome: Answer | CallFailed, url: str, retries: int) -> Outc
     )
 
 
-class RecordingTape:
+class RecordingTape(Tape):
     """The calls of one scope as they end, in the order of their first call; thread-safe."""
 
     def __init__(self, path: Path, case_id: str | None = None) -> None:
@@ -80,14 +82,6 @@ class RecordingTape:
         self.case_id = case_id
         self._lock = threading.Lock()
         self._outcomes: dict[RequestKey, list[Outcome]] = {}
-
-    @property
-    def recorded_retries(self) -> int:
-        return 0  # a live run's client counts its own retries
-
-    @property
-    def misses(self) -> list[str]:
-        return []  # every live call gets an outcome
 
     def keep(
         self,
@@ -111,7 +105,7 @@ class RecordingTape:
         ]
 
 
-class ReplayTape:
+class ReplayTape(Tape):
     """Answers one scope's requests from its recording: the n-th call of a request gets its
     n-th recorded outcome (the last one again past the end); thread-safe.
 
@@ -145,16 +139,6 @@ class ReplayTape:
         """One line per request that had no recorded answer, in the order they were made."""
         with self._lock:
             return list(self._misses)
-
-    def keep(
-        self,
-        method: str,
-        url: str,
-        content: bytes | None,
-        outcome: Answer | CallFailed,
-        retries: int,
-    ) -> None:
-        """Nothing to write down: the outcome came from this tape."""
 
     def serve(self, request: httpx.Request) -> httpx.Response:
         key = RequestKey.of(request.method, request.url, request.content)
