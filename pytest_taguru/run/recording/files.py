@@ -97,6 +97,15 @@ class RunKey(BaseModel):
     context: str
     revision: RevisionKey
 
+    def describe(self) -> str:
+        """``http://127.0.0.1:8248 0.9.3, context 'sake' at revision 3/12/1``."""
+        version = "" if self.server.version is None else f" {self.server.version}"
+        revision = self.revision
+        return (
+            f"{self.server.url}{version}, context '{self.context}' at revision "
+            f"{revision.graph}/{revision.passages}/{revision.config}"
+        )
+
 
 class EvalIdentity(BaseModel):
     """The eval set a recording was made for: the artifact's ``inputs.eval`` minus its path."""

@@ -12,7 +12,6 @@ preflight's run key when they are read, so a file left from another recording is
 
 import threading
 from pathlib import Path
-from typing import Protocol
 
 from pytest_taguru.core.textfile import os_error_text
 from pytest_taguru.errors import RunError, UsageError
@@ -45,43 +44,12 @@ def eval_identity(eval_set: EvalSet) -> EvalIdentity:
     return EvalIdentity(name=eval_set.name, cases=len(eval_set.cases))
 
 
-def describe_run(run: RunKey) -> str:
-    revision = run.revision
-    version = "" if run.server.version is None else f" {run.server.version}"
-    return (
-        f"{run.server.url}{version}, context '{run.context}' at revision "
-        f"{revision.graph}/{revision.passages}/{revision.config}"
-    )
-
-
-class Recording(Protocol):
-    """A recorder, a player or neither, as the controller and the case runner use them."""
+class Recording:
+    """What the controller and the case runner ask of a recording; as such, a live run's,
+    which records nothing (no tapes)."""
 
     def begin(self, settings: Settings, eval_set: EvalSet) -> Settings:
         """Before the preflight (controller): the settings the run goes on with."""
-
-    def preflight_tape(self) -> Tape | None: ...
-
-    def seal_preflight(
-        self, tape: Tape | None, settings: Settings, eval_set: EvalSet, facts: PreflightFacts
-    ) -> None:
-        """After a successful preflight (controller)."""
-
-    def after_run_tape(self) -> Tape | None: ...
-
-    def case_tape(self, case_id: str) -> Tape | None: ...
-
-    def close(self, tape: Tape | None) -> None:
-        """The scope of ``tape`` is done."""
-
-    def summary_line(self) -> str | None:
-        """What the run summary says about the recording."""
-
-
-class NoRecording:
-    """A live run that records nothing: no tapes."""
-
-    def begin(self, settings: Settings, eval_set: EvalSet) -> Settings:
         return settings
 
     def preflight_tape(self) -> Tape | None:
@@ -90,7 +58,7 @@ class NoRecording:
     def seal_preflight(
         self, tape: Tape | None, settings: Settings, eval_set: EvalSet, facts: PreflightFacts
     ) -> None:
-        """Nothing to write."""
+        """After a successful preflight (controller)."""
 
     def after_run_tape(self) -> Tape | None:
         return None
@@ -99,13 +67,14 @@ class NoRecording:
         return None
 
     def close(self, tape: Tape | None) -> None:
-        """Nothing to write."""
+        """The scope of ``tape`` is done."""
 
     def summary_line(self) -> str | None:
+        """What the run summary says about the recording."""
         return None
 
 
-class Recorder:
+class Recorder(Recording):
     """Writes the recording; thread-safe (cases may end side by side)."""
 
     def __init__(self, directory: str) -> None:
@@ -193,7 +162,7 @@ class Recorder:
             raise RunError(f"writing {tape.path}: {os_error_text(error)}") from error
 
 
-class Player:
+class Player(Recording):
     """Answers the run from a recording; thread-safe."""
 
     def __init__(self, directory: str) -> None:
@@ -229,8 +198,8 @@ class Player:
             ) from error
         if after_run.run != preflight.run:
             raise UsageError(
-                f"{after_path}: recorded against {describe_run(after_run.run)}, not "
-                f"{describe_run(preflight.run)} as {path}: the recording is incomplete"
+                f"{after_path}: recorded against {after_run.run.describe()}, not "
+                f"{preflight.run.describe()} as {path}: the recording is incomplete"
             )
         with self._lock:
             self._after_run = after_run
@@ -263,22 +232,11 @@ class Player:
             return ReplayTape(path, problem=problem)
         if recorded.run != run:
             problem = (
-                f"{path} was recorded against {describe_run(recorded.run)}, not "
-                f"{describe_run(run)} as {PREFLIGHT_FILE}: it is left from another recording"
+                f"{path} was recorded against {recorded.run.describe()}, not "
+                f"{run.describe()} as {PREFLIGHT_FILE}: it is left from another recording"
             )
             return ReplayTape(path, problem=problem)
         return ReplayTape(path, recorded.exchanges)
-
-    def seal_preflight(
-        self, tape: Tape | None, settings: Settings, eval_set: EvalSet, facts: PreflightFacts
-    ) -> None:
-        """Nothing to write."""
-
-    def close(self, tape: Tape | None) -> None:
-        """Nothing to write."""
-
-    def summary_line(self) -> str | None:
-        return None  # the artifact's inputs.replayed says it (report.summary)
 
     def _read_preflight(self) -> PreflightRecording:
         path = self.directory / PREFLIGHT_FILE
@@ -295,9 +253,10 @@ class Player:
 
 
 def recording_for(settings: Settings) -> Recording:
-    """The recording a run writes or is answered from (``NoRecording`` for neither)."""
+    """The recording a run writes or is answered from (for neither, a plain ``Recording``);
+    a replay's summary line is the artifact's (``inputs.replayed``, ``report.summary``)."""
     if settings.record_dir is not None:
         return Recorder(settings.record_dir)
     if settings.replay_dir is not None:
         return Player(settings.replay_dir)
-    return NoRecording()
+    return Recording()

@@ -14,7 +14,7 @@ from pytest_taguru.run.dataset import EvalSet, load_eval_set
 from pytest_taguru.run.exchange import CallFailed
 from pytest_taguru.run.preflight import ContextFacts, PreflightFacts
 from pytest_taguru.run.recording.files import AFTER_RUN_FILE, PREFLIGHT_FILE, case_file
-from pytest_taguru.run.recording.store import NoRecording, Player, Recorder, recording_for
+from pytest_taguru.run.recording.store import Player, Recorder, Recording, recording_for
 from pytest_taguru.run.recording.tapes import RecordingTape, ReplayTape, ReplayTransport, Tape
 from pytest_taguru.run.settings import Settings
 
@@ -181,7 +181,7 @@ def test_a_case_missing_from_the_recording_or_unreadable_says_so(tmp_path: Path)
 def test_neither_flag_records_nothing(tmp_path: Path) -> None:
     live = Settings(eval_path="e", context="c", base_url=URL, masked_url=URL)
     recording = recording_for(live)
-    assert isinstance(recording, NoRecording)
+    assert type(recording) is Recording
     assert recording.case_tape("c") is None and recording.summary_line() is None
     assert isinstance(recording_for(settings(tmp_path)), Recorder)
     assert isinstance(recording_for(settings(tmp_path, replay=True)), Player)
