@@ -10,7 +10,10 @@ from typing import Any
 
 import pytest
 from e2e import QUIET_PLUGINS, TOKEN, CountingListener, Suite, strip_volatile
+from fault_proxy import FaultProxy, reset, status
 from paths import EXAMPLE_SUITE
+
+from pytest_taguru.server.runner import ReferenceServer
 
 CASE_VIOLATION = {
     "taguru_evaluate_thresholds": 1,
@@ -113,6 +116,40 @@ def test_a_recording_holds_no_token_and_replays_a_failing_case_without_any_serve
     replayed_text, recorded_text = failure_section(replayed), failure_section(recorded)
     assert replayed_text.split("reproduce (")[0] == recorded_text.split("reproduce (")[0]
     replayed.stdout.fnmatch_lines(["FAILED eval.jsonl::c-miss - recall.recall_at_k 0 < min 1"])
+
+
+def test_what_retries_and_faults_made_of_a_call_replays_as_it_was(
+    suite: Suite,
+    dist: tuple[str, ...],
+    served_corpus: ReferenceServer,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The final outcome of each call is recorded (what the case used): a search answered after
+    a retried 503, a citation still 429 when the retries ran out, a resolve whose connection was
+    reset each time. The replay sends nothing again and counts the recorded retries."""
+    monkeypatch.setenv("TAGURU_API_TOKEN", TOKEN)
+    with FaultProxy(served_corpus.url) as proxy:
+        proxy.add(status(503, b"busy", {"Retry-After": "0"}), "sources/search")
+        slow = b'{"status":"error","code":"rate_limited","error":"slow down"}'
+        proxy.add(status(429, slow, {"Retry-After": "0"}), "/citations", times=2)
+        proxy.add(reset(), "/resolve", times=2)
+        args = ("--taguru-url", proxy.url, "--taguru-retries", "1")
+        recorded = suite.run(
+            *args, "--taguru-record", "rec", "--taguru-out", "a.json", *dist, serve=False
+        )
+        assert recorded.ret == 0
+    monkeypatch.delenv("TAGURU_API_TOKEN")
+
+    replayed = suite.run("--taguru-replay", "rec", "--taguru-out", "b.json", *dist, serve=False)
+
+    assert replayed.ret == 0
+    original = suite.artifact("a.json")
+    assert comparable(suite.artifact("b.json")) == comparable(original)
+    cases = {case["case_id"]: case for case in original["cases"]}
+    assert sum(case.get("retries", 0) for case in cases.values()) == 3
+    citation = json.dumps(cases["c-alpha"]["citations"])
+    assert "answered 429: slow down (Retry-After: 0)" in citation
+    assert "Connection reset by peer" in json.dumps(cases["c-alpha"])
 
 
 def test_a_changed_eval_line_replays_as_a_loud_failure_of_that_case(
