@@ -120,7 +120,8 @@ class EvalInput(ArtifactModel):
 class Inputs(ArtifactModel):
     """``inputs`` (§7.3, assembly.md §1.9). ``mode`` is ``assembly`` or ``baseline``, always
     written; ``budget`` (the resolved ceilings) only under ``--assembly`` or a ``--max-*``
-    flag; ``rerank`` (the model name) only when ``--rerank`` was given."""
+    flag; ``rerank`` (the model name) only when ``--rerank`` was given; ``replayed`` (an
+    extra key of pytest-taguru's: the recording directory) only on a replayed run."""
 
     eval: EvalInput = Field(default_factory=EvalInput)
     context: str = ""
@@ -131,6 +132,7 @@ class Inputs(ArtifactModel):
     mode: str = "baseline"
     budget: BudgetInput | None = None
     rerank: str | None = None
+    replayed: str | None = None
 
 
 class RevisionRecord(ArtifactModel):

@@ -75,6 +75,7 @@ def build_evaluation(
             mode=shape.mode,
             budget=shape.budget_input,
             rerank=shape.rerank,
+            replayed=settings.replay_dir,
         ),
         corpus=Corpus(
             revision_before=RevisionRecord(**before.context.revision.model_dump()),
