@@ -17,3 +17,10 @@ I64_MIN = -(2**63)
 U8 = Annotated[int, Field(ge=0, le=U8_MAX)]
 U32 = Annotated[int, Field(ge=0, le=U32_MAX)]
 U64 = Annotated[int, Field(ge=0, le=U64_MAX)]
+
+MAX_SLICES = 256
+"""The most slices a run may define (``taguru_slices``, a slices file): each is matched against
+every case id and gated on every per-case metric."""
+MAX_SLICE_NAME_CHARS = 64
+MAX_SLICE_FILE_BYTES = 2**20
+"""The largest slices or slice thresholds file read (1 MiB): both are small, hand-written files."""

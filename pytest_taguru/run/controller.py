@@ -30,8 +30,10 @@ from pytest_taguru.gate.results import (
     ThresholdsGate,
     not_judged,
 )
+from pytest_taguru.gate.slices import SlicesGate, evaluate_slice_gate
 from pytest_taguru.gate.thresholds import GateReport, Thresholds, evaluate_gate
 from pytest_taguru.report.gate import gate_summary_lines, publish_github
+from pytest_taguru.report.slices import slice_gate_lines
 from pytest_taguru.report.summary import REPORT_ONLY_NOTICE, summary_lines
 from pytest_taguru.run.client import TaguruClient, client_for
 from pytest_taguru.run.dataset import EvalSet
@@ -39,6 +41,7 @@ from pytest_taguru.run.dead_server import RunStop
 from pytest_taguru.run.finish import build_evaluation, ordered_blocks, partial_run_warning
 from pytest_taguru.run.partial import PartialRunPolicy, RunCoverage, session_failure
 from pytest_taguru.run.preflight import PreflightFacts, reread_context, run_preflight
+from pytest_taguru.run.prepare import Slicing
 from pytest_taguru.run.settings import Settings
 from pytest_taguru.run.waiting import waiting_notice
 from pytest_taguru.score.summary import run_summary
@@ -124,11 +127,15 @@ class RunController:
     """How the session was interrupted (``Ctrl-C``, ``pytest.exit``), when it was."""
     dead_server: RunStop = field(init=False)
     """The dead-server rule over every case's calls, in the order their reports arrive."""
+    slicing: Slicing | None = None
+    """The slices (their scorecards join the artifact) and the slice thresholds file."""
 
     def __post_init__(self) -> None:
         self.dead_server = RunStop(self.settings.max_consecutive_failures)
         if self.thresholds is not None:
             self.add_gate_source(ThresholdsGate(bounded=sorted(self.thresholds.file.aggregate)))
+        if self.slicing is not None and self.slicing.thresholds is not None:
+            self.add_gate_source(SlicesGate.of(self.slicing.thresholds))
 
     @property
     def started(self) -> bool:
@@ -252,14 +259,21 @@ class RunController:
         finally:
             client.close()
         cases = ordered_blocks(self.eval_set, self.blocks)
+        slicing = self.slicing
         evaluation = build_evaluation(
-            self.settings, self.eval_set, cases, self.preflight, after, out=planned
-        )
-        gate = None
+            self.settings, self.eval_set, cases, self.preflight, after, out=planned,
+            slices=None if slicing is None else slicing.definitions.globs,
+        )  # fmt: skip
+        gate = slice_gate = None
+        skipped = None if self.policy.judges_aggregates(coverage) else coverage.describe()
         if self.thresholds is not None:
-            skipped = None if self.policy.judges_aggregates(coverage) else coverage.describe()
             gate = evaluate_gate(self.thresholds, evaluation, aggregate_skipped=skipped)
             evaluation = evaluation.model_copy(update={"thresholds": gate.to_block()})
+        if slicing is not None and slicing.thresholds is not None:
+            slice_gate = evaluate_slice_gate(
+                slicing.thresholds, evaluation.slices or {}, aggregate_skipped=skipped
+            )
+            evaluation = evaluation.model_copy(update={"slice_thresholds": slice_gate.to_block()})
         if path is not None:
             try:
                 write_atomic(path, render(evaluation))
@@ -285,6 +299,8 @@ class RunController:
                 out=stream,
             )
             annotations = stream.getvalue().splitlines()
+        if slice_gate is not None:
+            lines += slice_gate_lines(slice_gate)
         self.outcome = Outcome(evaluation, gate, lines, annotations)
         finished = FinishedRun(evaluation, coverage, gate, path)
         self.gate_results = [source.judge(finished) for source in self.gate_sources]
