@@ -142,8 +142,9 @@ def _problems(
     for name, gate in file.slices.items():
         where: Where = ("slices", name)
         if name not in slice_names:
-            listing = f"the slices: {', '.join(slice_names)}" if slice_names else "no slices"
-            hint = did_you_mean(name, slice_names) or listing
+            listing = f"its slices are {', '.join(slice_names)}" if slice_names else "it has none"
+            advice = did_you_mean(name, slice_names) or listing
+            hint = f"'{name}' is not a slice of the run — {advice}"
             found.append((FieldError(where, f"unknown slice '{name}'"), hint))
         for metric in sorted(gate.aggregate):
             at: Where = (*where, "aggregate", metric)

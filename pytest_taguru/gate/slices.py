@@ -59,6 +59,8 @@ class SliceGateReport(BaseModel):
 
     sha256: str
     passed: bool
+    gated: list[str]
+    """The slices the file gates, in its order (judged or not)."""
     violations: list[SliceViolation] | None = None
     not_judged: list[SliceNotJudged] | None = None
     aggregate_skipped: str | None = None
@@ -96,6 +98,7 @@ def evaluate_slice_gate(
     return SliceGateReport(
         sha256=thresholds.sha256,
         passed=not violations,
+        gated=list(thresholds.file.slices),
         violations=violations or None,
         not_judged=not_judged or None,
         aggregate_skipped=aggregate_skipped,
