@@ -22,13 +22,17 @@ Where = tuple[str | int, ...]
 
 class FieldError(ValueError):
     """A value the file's format refuses: ``where`` it sits and what is wrong with it;
-    ``named``: the problem's words name the field already (a reused reader's message)."""
+    ``named``: the problem's words name the field already (a reused reader's message);
+    ``occurrence``: which of a repeated key's places is meant (the repeat: 2)."""
 
-    def __init__(self, where: Where, problem: str, *, named: bool = False) -> None:
+    def __init__(
+        self, where: Where, problem: str, *, named: bool = False, occurrence: int = 1
+    ) -> None:
         super().__init__(problem)
         self.where = where
         self.problem = problem
         self.named = named
+        self.occurrence = occurrence
 
 
 def dotted(where: Where) -> str:
@@ -63,7 +67,7 @@ def fields(
             known = ", ".join(f"`{name}`" for name in readers)
             raise FieldError((*where, key), f"unknown field, expected one of {known}")
         if key in found:
-            raise FieldError((*where, key), f"field `{key}` given twice")
+            raise FieldError((*where, key), f"field `{key}` given twice", occurrence=2)
         found[key] = readers[key](item, (*where, key))
     for name in required:
         if name not in found:
@@ -78,7 +82,7 @@ def entries(value: Any, where: Where, shape: str) -> list[tuple[str, Any]]:
     seen: set[str] = set()
     for key, _ in value.pairs:
         if key in seen:
-            raise FieldError((*where, key), f"'{key}' given twice")
+            raise FieldError((*where, key), f"'{key}' given twice", occurrence=2)
         seen.add(key)
     return list(value.pairs)
 
@@ -87,7 +91,7 @@ def stamp(version: int) -> Reader:
     """The reader of a format's version stamp, which must equal ``version``."""
 
     def read(value: Any, where: Where) -> int:
-        if isinstance(value, bool) or value != version:
+        if isinstance(value, bool) or not isinstance(value, int) or value != version:
             raise FieldError(where, f"must be {version}, {got(value)}")
         return version
 
@@ -106,7 +110,7 @@ def parse_own(raw: bytes) -> Any:
 
 def located(path: str, raw: bytes, error: FieldError) -> str:
     """``<path>:<line>: <field>: <problem>`` (the line of the field, else of the document)."""
-    line = value_line(raw.decode("utf-8"), error.where) or 1
+    line = value_line(raw.decode("utf-8"), error.where, error.occurrence) or 1
     field = "" if error.named else f"{dotted(error.where)}: "
     return f"{path}:{line}: {field}{error.problem}"
 
@@ -115,10 +119,10 @@ _TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\],:]|[^\s{}\[\],:"]+')
 """A string, a punctuation mark, or a bare literal (number, ``true``, ``false``, ``null``)."""
 
 
-def value_line(text: str, where: Where) -> int | None:
+def value_line(text: str, where: Where, occurrence: int = 1) -> int | None:
     """The 1-based line where the value at ``where`` is named: an object member's key, an array
     item's first character, the document's first token for ``()``; ``None`` when there is no
-    such value. A repeated key is found at its first occurrence."""
+    such value. A repeated key is found at its ``occurrence``-th place."""
     target = tuple(where)
     labels: list[str | int | None] = []
     """Per open container: an object's current key (None while one is expected), an array's
@@ -132,7 +136,9 @@ def value_line(text: str, where: Where) -> int | None:
         if objects and objects[-1] and labels[-1] is None and mark.startswith('"'):
             labels[-1] = json.loads(mark)
             if tuple(labels) == target:
-                return line
+                occurrence -= 1
+                if not occurrence:
+                    return line
         elif mark == ",":
             label = labels[-1]
             labels[-1] = label + 1 if isinstance(label, int) else None

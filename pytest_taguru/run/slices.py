@@ -38,6 +38,7 @@ from pytest_taguru.core.own_json import (
     stamp,
 )
 from pytest_taguru.core.serde import SerdeError
+from pytest_taguru.core.text import is_white_space
 from pytest_taguru.core.textfile import UnreadableFile, read_bounded
 from pytest_taguru.errors import UsageError
 from pytest_taguru.score.slices import resolve_slices
@@ -67,12 +68,12 @@ class SlicesFile(BaseModel):
 
 def name_problem(name: str) -> str | None:
     """Why ``name`` cannot name a slice: it must have 1..64 characters, none of them white space
-    or ``:`` (the line syntax's separator)."""
+    (taguru's) or ``:`` (the line syntax's separator)."""
     if not name:
         return "a slice name must not be empty"
     if len(name) > MAX_SLICE_NAME_CHARS:
         return f"a slice name has at most {MAX_SLICE_NAME_CHARS} characters"
-    if ":" in name or any(ch.isspace() for ch in name):
+    if ":" in name or any(is_white_space(ch) for ch in name):
         return f"a slice name holds no white space and no ':', got '{name}'"
     return None
 
