@@ -314,7 +314,7 @@ def test_histograms_count_each_cases_exact_value(run: SyntheticRun) -> None:
         assert item["counts"] == histogram(values)
 
 
-# --- baseline ----------------------------------------------------------------------
+# --- baseline ------------------------------------------------------------------------------------
 
 
 def test_baseline_moves_come_from_compare(run: SyntheticRun) -> None:
