@@ -240,3 +240,24 @@ def test_a_bad_slice_input_exits_2_before_any_case_or_request(
     assert listener.connections == 0
     assert "passed" not in result.stdout.str()
     assert not (suite.path / "evaluation.json").exists()
+
+
+def test_a_typed_definition_replaces_the_ini_files_and_both_typed_is_refused(
+    suite: Suite, dist: tuple[str, ...]
+) -> None:
+    document = {"taguru_slices": 1, "slices": {"from-file": ["c-*"]}}
+    suite.write_ini(f"taguru_slices_file = {write_json(suite, 'slices.json', document)}\n")
+    result = suite.run("--taguru-slices", "alpha: c-alpha\nrest: c-[!a]*", *dist)
+    assert result.ret == 0
+    assert list(suite.artifact()["slices"]) == ["alpha", "rest"]
+    assert [card["n"] for card in suite.artifact()["slices"].values()] == [1, 3]
+    result.stdout.fnmatch_lines(["    alpha — 1 case(s): *", "    rest — 3 case(s): *"])
+
+    refused = suite.run(
+        "--taguru-slices", "a: c-*", "--taguru-slices-file", "slices.json", *dist, isolated=True
+    )
+    assert refused.ret == 2
+    assert (
+        "taguru: evaluate: --taguru-slices-file cannot be combined with --taguru-slices"
+        in refused.stderr.str()
+    )
