@@ -20,7 +20,7 @@ from typing import Any
 
 from pydantic import Field
 
-from pytest_taguru.core.limits import U32_MAX
+from pytest_taguru.core.limits import MAX_SLICE_FILE_BYTES, U32_MAX
 from pytest_taguru.core.own_json import (
     FieldError,
     Where,
@@ -34,6 +34,7 @@ from pytest_taguru.core.own_json import (
 )
 from pytest_taguru.core.serde import SerdeError
 from pytest_taguru.core.suggest import did_you_mean
+from pytest_taguru.core.textfile import UnreadableFile, read_bounded
 from pytest_taguru.errors import UsageError
 from pytest_taguru.gate.advice import name_hint, ratio_warnings
 from pytest_taguru.gate.file import (
@@ -45,7 +46,6 @@ from pytest_taguru.gate.file import (
     read_map,
 )
 from pytest_taguru.gate.thresholds import bound_problem
-from pytest_taguru.run.slices import read_own_file
 from pytest_taguru.score.slices import PER_CASE_NAMES
 
 SLICE_THRESHOLDS_VERSION = 1
@@ -188,6 +188,15 @@ def check_slice_thresholds(
     )
     sha256 = hashlib.sha256(raw).hexdigest()
     return SliceThresholds(file=file, path=path, sha256=sha256, warnings=warnings)
+
+
+def read_own_file(path: str) -> bytes:
+    """The bytes of one of our small input files (slices, slice thresholds), at most
+    ``MAX_SLICE_FILE_BYTES``; raises ``UsageError``."""
+    try:
+        return read_bounded(path, MAX_SLICE_FILE_BYTES)
+    except UnreadableFile as error:
+        raise UsageError(f"cannot read {path}: {error.reason}") from None
 
 
 def load_slice_thresholds(path: str, *, slice_names: Collection[str]) -> SliceThresholds:

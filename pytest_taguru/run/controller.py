@@ -30,10 +30,8 @@ from pytest_taguru.gate.results import (
     ThresholdsGate,
     not_judged,
 )
-from pytest_taguru.gate.slices import SlicesGate, evaluate_slice_gate
 from pytest_taguru.gate.thresholds import GateReport, Thresholds, evaluate_gate
 from pytest_taguru.report.gate import gate_summary_lines, publish_github
-from pytest_taguru.report.slices import slice_gate_lines
 from pytest_taguru.report.summary import REPORT_ONLY_NOTICE, summary_lines
 from pytest_taguru.run.client import TaguruClient, client_for
 from pytest_taguru.run.dataset import EvalSet
@@ -41,8 +39,8 @@ from pytest_taguru.run.dead_server import RunStop
 from pytest_taguru.run.finish import build_evaluation, ordered_blocks, partial_run_warning
 from pytest_taguru.run.partial import PartialRunPolicy, RunCoverage, session_failure
 from pytest_taguru.run.preflight import PreflightFacts, reread_context, run_preflight
-from pytest_taguru.run.prepare import Slicing
 from pytest_taguru.run.settings import Settings
+from pytest_taguru.run.slices import Slicing, judge_slices
 from pytest_taguru.run.waiting import waiting_notice
 from pytest_taguru.score.summary import run_summary
 
@@ -134,8 +132,8 @@ class RunController:
         self.dead_server = RunStop(self.settings.max_consecutive_failures)
         if self.thresholds is not None:
             self.add_gate_source(ThresholdsGate(bounded=sorted(self.thresholds.file.aggregate)))
-        if self.slicing is not None and self.slicing.thresholds is not None:
-            self.add_gate_source(SlicesGate.of(self.slicing.thresholds))
+        for source in [] if self.slicing is None else self.slicing.gate_sources():
+            self.add_gate_source(source)
 
     @property
     def started(self) -> bool:
@@ -259,21 +257,16 @@ class RunController:
         finally:
             client.close()
         cases = ordered_blocks(self.eval_set, self.blocks)
-        slicing = self.slicing
+        globs = None if self.slicing is None else self.slicing.definitions.globs
         evaluation = build_evaluation(
-            self.settings, self.eval_set, cases, self.preflight, after, out=planned,
-            slices=None if slicing is None else slicing.definitions.globs,
-        )  # fmt: skip
-        gate = slice_gate = None
+            self.settings, self.eval_set, cases, self.preflight, after, out=planned, slices=globs
+        )
+        gate = None
         skipped = None if self.policy.judges_aggregates(coverage) else coverage.describe()
         if self.thresholds is not None:
             gate = evaluate_gate(self.thresholds, evaluation, aggregate_skipped=skipped)
             evaluation = evaluation.model_copy(update={"thresholds": gate.to_block()})
-        if slicing is not None and slicing.thresholds is not None:
-            slice_gate = evaluate_slice_gate(
-                slicing.thresholds, evaluation.slices or {}, aggregate_skipped=skipped
-            )
-            evaluation = evaluation.model_copy(update={"slice_thresholds": slice_gate.to_block()})
+        evaluation, slice_lines = judge_slices(self.slicing, evaluation, aggregate_skipped=skipped)
         if path is not None:
             try:
                 write_atomic(path, render(evaluation))
@@ -299,8 +292,7 @@ class RunController:
                 out=stream,
             )
             annotations = stream.getvalue().splitlines()
-        if slice_gate is not None:
-            lines += slice_gate_lines(slice_gate)
+        lines += slice_lines
         self.outcome = Outcome(evaluation, gate, lines, annotations)
         finished = FinishedRun(evaluation, coverage, gate, path)
         self.gate_results = [source.judge(finished) for source in self.gate_sources]

@@ -15,13 +15,18 @@ from pathlib import Path
 
 from pytest_taguru.errors import UsageError
 from pytest_taguru.flags import OPTIONS
-from pytest_taguru.gate.slice_file import SliceThresholds, load_slice_thresholds
+from pytest_taguru.gate.slice_file import load_slice_thresholds
 from pytest_taguru.gate.thresholds import Thresholds, load_thresholds
 from pytest_taguru.run.dataset import EvalSet, check_limits, load_eval_set
 from pytest_taguru.run.flag_values import RawOptions, check_flags, flag_value
 from pytest_taguru.run.lanes.assembly import filter_warnings
 from pytest_taguru.run.settings import Settings, resolve_settings
-from pytest_taguru.run.slices import SliceDefinitions, empty_slice_warnings, load_slices_file
+from pytest_taguru.run.slices import (
+    SliceDefinitions,
+    Slicing,
+    empty_slice_warnings,
+    load_slices_file,
+)
 from pytest_taguru.score.metrics import definitions
 
 
@@ -34,15 +39,7 @@ class PreparedRun:
     eval_set: EvalSet
     thresholds: Thresholds | None
     startup_lines: tuple[str, ...] = ()
-    slicing: "Slicing | None" = None
-
-
-@dataclass(frozen=True)
-class Slicing:
-    """The run's slices and, when given, the slice thresholds file that gates them."""
-
-    definitions: SliceDefinitions
-    thresholds: SliceThresholds | None = None
+    slicing: Slicing | None = None
 
 
 def load_slicing(raw: RawOptions, case_ids: list[str]) -> tuple[Slicing | None, list[str]]:

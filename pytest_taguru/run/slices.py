@@ -26,7 +26,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from pytest_taguru.core.limits import MAX_SLICE_FILE_BYTES, MAX_SLICE_NAME_CHARS, MAX_SLICES
+from pytest_taguru.artifact.evaluation import Evaluation
+from pytest_taguru.core.limits import MAX_SLICE_NAME_CHARS, MAX_SLICES
 from pytest_taguru.core.own_json import (
     FieldError,
     Where,
@@ -39,8 +40,10 @@ from pytest_taguru.core.own_json import (
 )
 from pytest_taguru.core.serde import SerdeError
 from pytest_taguru.core.text import is_white_space
-from pytest_taguru.core.textfile import UnreadableFile, read_bounded
 from pytest_taguru.errors import UsageError
+from pytest_taguru.gate.slice_file import SliceThresholds, read_own_file
+from pytest_taguru.gate.slices import SlicesGate, evaluate_slice_gate
+from pytest_taguru.report.slices import slice_gate_lines
 from pytest_taguru.score.slices import resolve_slices
 
 SLICES_VERSION = 1
@@ -170,15 +173,6 @@ def read_slices_file(raw: bytes, path: str) -> SliceDefinitions:
     return SliceDefinitions(found["slices"], path)
 
 
-def read_own_file(path: str) -> bytes:
-    """The bytes of one of our small input files (slices, slice thresholds), at most
-    ``MAX_SLICE_FILE_BYTES``; raises ``UsageError``."""
-    try:
-        return read_bounded(path, MAX_SLICE_FILE_BYTES)
-    except UnreadableFile as error:
-        raise UsageError(f"cannot read {path}: {error.reason}") from None
-
-
 def load_slices_file(path: str) -> SliceDefinitions:
     return read_slices_file(read_own_file(path), path)
 
@@ -192,3 +186,29 @@ def empty_slice_warnings(definitions: SliceDefinitions, case_ids: Iterable[str])
         for name, members in membership.items()
         if not members
     ]
+
+
+@dataclass(frozen=True)
+class Slicing:
+    """A run's slices and, when given, the slice thresholds file that gates them."""
+
+    definitions: SliceDefinitions
+    thresholds: SliceThresholds | None = None
+
+    def gate_sources(self) -> list[SlicesGate]:
+        """The ``eval.jsonl::[slices]`` result's source, with a slice thresholds file."""
+        return [] if self.thresholds is None else [SlicesGate.of(self.thresholds)]
+
+
+def judge_slices(
+    slicing: Slicing | None, evaluation: Evaluation, *, aggregate_skipped: str | None
+) -> tuple[Evaluation, list[str]]:
+    """The artifact with its ``slice_thresholds`` block, and the summary's slice gate lines;
+    unchanged without a slice thresholds file. ``aggregate_skipped``: why nothing is judged
+    (the partial-run policy), or ``None``."""
+    if slicing is None or slicing.thresholds is None:
+        return evaluation, []
+    cards = evaluation.slices or {}
+    report = evaluate_slice_gate(slicing.thresholds, cards, aggregate_skipped=aggregate_skipped)
+    judged = evaluation.model_copy(update={"slice_thresholds": report.to_block()})
+    return judged, slice_gate_lines(report)
