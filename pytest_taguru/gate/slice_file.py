@@ -14,7 +14,7 @@ reported, not judged. The rest is read strictly, each problem named ``<file>:<li
 """
 
 import hashlib
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,6 +23,7 @@ from pydantic import Field
 from pytest_taguru.core.limits import MAX_SLICE_FILE_BYTES, U32_MAX
 from pytest_taguru.core.own_json import (
     FieldError,
+    Reader,
     Where,
     dotted,
     entries,
@@ -118,16 +119,18 @@ def _slices(value: Any, where: Where) -> dict[str, SliceBounds]:
     return {name: _slice(item, (*where, name)) for name, item in pairs}
 
 
-def parse_slice_thresholds(raw: bytes) -> SliceThresholdsFile:
-    """The document in ``raw``; raises ``SerdeError`` (syntax) or ``FieldError``."""
-    found = fields(
-        parse_own(raw),
-        (),
-        {"taguru_slice_thresholds": stamp(SLICE_THRESHOLDS_VERSION), "slices": _slices},
-        required=("taguru_slice_thresholds", "slices"),
-        shape='a slice thresholds object ({"taguru_slice_thresholds": 1, "slices": {…}})',
-    )
-    return SliceThresholdsFile(**found)
+def read_own_document(
+    raw: bytes, path: str, readers: Mapping[str, Reader], *, shape: str
+) -> dict[str, Any]:
+    """The top-level object of one of our own files (every field required), read strictly:
+    any problem is a ``UsageError`` naming ``path``, the line and the field (a syntax error:
+    serde's ``at line L column C``)."""
+    try:
+        return fields(parse_own(raw), (), readers, required=tuple(readers), shape=shape)
+    except SerdeError as error:
+        raise UsageError(f"{path}: {error}") from None
+    except FieldError as error:
+        raise UsageError(located(path, raw, error)) from None
 
 
 # --- checking --------------------------------------------------------------------------------
@@ -170,12 +173,13 @@ def check_slice_thresholds(
     Raises ``UsageError``: a parse problem stops at once (``<path>:<line>: …``); semantic
     problems are reported together, joined by ``"; "``, each with its line and field.
     """
-    try:
-        file = parse_slice_thresholds(raw)
-    except SerdeError as error:
-        raise UsageError(f"{path}: {error}") from None
-    except FieldError as error:
-        raise UsageError(located(path, raw, error)) from None
+    found = read_own_document(
+        raw,
+        path,
+        {"taguru_slice_thresholds": stamp(SLICE_THRESHOLDS_VERSION), "slices": _slices},
+        shape='a slice thresholds object ({"taguru_slice_thresholds": 1, "slices": {…}})',
+    )
+    file = SliceThresholdsFile(**found)
     problems = _problems(file, slice_names)
     if problems:
         refusal = UsageError("; ".join(located(path, raw, error) for error, _ in problems))

@@ -28,20 +28,10 @@ from pydantic import BaseModel, ConfigDict
 
 from pytest_taguru.artifact.evaluation import Evaluation
 from pytest_taguru.core.limits import MAX_SLICE_NAME_CHARS, MAX_SLICES
-from pytest_taguru.core.own_json import (
-    FieldError,
-    Where,
-    entries,
-    fields,
-    got,
-    located,
-    parse_own,
-    stamp,
-)
-from pytest_taguru.core.serde import SerdeError
+from pytest_taguru.core.own_json import FieldError, Where, entries, got, stamp
 from pytest_taguru.core.text import is_white_space
 from pytest_taguru.errors import UsageError
-from pytest_taguru.gate.slice_file import SliceThresholds, read_own_file
+from pytest_taguru.gate.slice_file import SliceThresholds, read_own_document, read_own_file
 from pytest_taguru.gate.slices import SlicesGate, evaluate_slice_gate
 from pytest_taguru.report.slices import slice_gate_lines
 from pytest_taguru.score.slices import resolve_slices
@@ -155,19 +145,12 @@ def _slice_map(value: Any, where: Where) -> dict[str, tuple[str, ...]]:
 def read_slices_file(raw: bytes, path: str) -> SliceDefinitions:
     """A slices file's bytes, checked; raises ``UsageError`` naming ``path``, the line and the
     field of the first problem (a syntax error: serde's ``at line L column C``)."""
-    try:
-        document = parse_own(raw)
-        found = fields(
-            document,
-            (),
-            {"taguru_slices": stamp(SLICES_VERSION), "slices": _slice_map},
-            required=("taguru_slices", "slices"),
-            shape='a slices object ({"taguru_slices": 1, "slices": {…}})',
-        )
-    except SerdeError as error:
-        raise UsageError(f"{path}: {error}") from None
-    except FieldError as error:
-        raise UsageError(located(path, raw, error)) from None
+    found = read_own_document(
+        raw,
+        path,
+        {"taguru_slices": stamp(SLICES_VERSION), "slices": _slice_map},
+        shape='a slices object ({"taguru_slices": 1, "slices": {…}})',
+    )
     if not found["slices"]:
         raise UsageError(f"{path}: no slice defined (slices is empty)")
     return SliceDefinitions(found["slices"], path)
