@@ -35,7 +35,7 @@ DEFAULT_TIMEOUT_S = 35.0
 DEFAULT_RETRIES = 2
 DEFAULT_MAX_CONSECUTIVE_FAILURES = 5
 
-ParserName = Literal["positive_int", "exit_status", "seconds", "retries", "count"]
+ParserName = Literal["positive_int", "exit_status", "seconds", "retries", "count", "slices"]
 """A value parser of ``run.flag_values`` (``PARSERS``); its message is ``<flag> needs …``."""
 
 
@@ -240,6 +240,32 @@ OPTION_SPECS = (
         parse="count",
         drop_in=False,
         drop_in_value="0",
+    ),
+    OptionSpec(
+        "slices",
+        "LINES",
+        "per-slice scorecards: one 'name: glob [glob ...]' per line (an ini value may span "
+        "lines), the globs matched against case ids as fnmatch does",
+        parse="slices",
+        drop_in=False,
+    ),
+    OptionSpec(
+        "slices-file",
+        "FILE",
+        'per-slice scorecards from a slices file ({"taguru_slices": 1, "slices": {"name": '
+        '["glob", ...]}})',
+        is_path=True,
+        drop_in=False,
+        excludes=("slices",),
+    ),
+    OptionSpec(
+        "slice-thresholds",
+        "FILE",
+        "gate each slice with a slice thresholds file (the slices come from --taguru-slices, "
+        f"--taguru-slices-file or the artifact); a violated bound exits "
+        f"{DEFAULT_REGRESSION_EXIT_CODE}",
+        is_path=True,
+        drop_in=False,
     ),
 )
 

@@ -166,8 +166,23 @@ class Definition(ArtifactModel):
     caveat: Annotated[str | None, WRITE_NULL] = None
 
 
+class SliceCard(ArtifactModel):
+    """One slice's scorecard (pytest-taguru's own ``slices`` block): the globs that define it,
+    how many of the run's cases it holds, and the per-case metrics over those cases, each the
+    distribution the run-level ``metrics`` block holds for the same samples."""
+
+    globs: list[str] = Field(default_factory=list)
+    n: int = 0
+    metrics: dict[str, Distribution] = Field(default_factory=dict)
+
+
 class Evaluation(ArtifactModel):
-    """The whole ``evaluation.json`` (§7.2). ``thresholds`` is the gate's report object."""
+    """The whole ``evaluation.json`` (§7.2). ``thresholds`` is the gate's report object.
+
+    ``slices`` (slice name → scorecard, in declaration order) and ``slice_thresholds`` (the
+    slice gate's report) are pytest-taguru's own keys, which taguru's readers ignore; both are
+    left out of a run that defines no slices, so its file is what it was without them.
+    """
 
     taguru_evaluation: int = 0
     generated_at: str = ""
@@ -179,6 +194,8 @@ class Evaluation(ArtifactModel):
     warnings: list[str] | None = None
     cases: list[CaseBlock] = Field(default_factory=list)
     metrics: dict[str, MetricValue] = Field(default_factory=dict)
+    slices: dict[str, SliceCard] | None = None
+    slice_thresholds: dict[str, Any] | None = None
 
     @model_validator(mode="before")
     @classmethod

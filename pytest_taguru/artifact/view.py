@@ -197,6 +197,9 @@ class LoadedRun:
 
     path: str
     view: EvaluationView
+    slices: Any = None
+    """pytest-taguru's own ``slices`` block as raw JSON, outside the view (taguru's reader
+    does not know it); ``compare.slices`` decodes it, tolerantly."""
 
 
 def read_run(text: str, path: str) -> LoadedRun:
@@ -207,7 +210,8 @@ def read_run(text: str, path: str) -> LoadedRun:
     """
     try:
         # A skipped, unknown field may hold a lone surrogate: only the strings read are checked.
-        view = EvaluationView.model_validate(read_json(text, check_strings=False))
+        document = read_json(text, check_strings=False)
+        view = EvaluationView.model_validate(document)
     except ValidationError as error:
         raise RunReadError(f"{path}: malformed evaluation.json: {serde_message(error)}") from None
     except SerdeError as error:
@@ -217,7 +221,7 @@ def read_run(text: str, path: str) -> LoadedRun:
             f"{path}: taguru_evaluation must be within 1..={ARTIFACT_VERSION}, "
             f"got {view.taguru_evaluation}"
         )
-    return LoadedRun(path, view)
+    return LoadedRun(path, view, document.get("slices") if isinstance(document, dict) else None)
 
 
 # --- run-level metric values, decoded through their definition's statistic (B.7) -----------

@@ -18,6 +18,7 @@ from pytest_taguru.compare.classify import (
     aggregate_trend,
     thresholds_identity,
 )
+from pytest_taguru.compare.slices import SliceDiff, slice_diffs
 from pytest_taguru.core.jsontext import dumps_compact
 from pytest_taguru.report.markdown import cell
 
@@ -26,6 +27,8 @@ SUMMARY_CASE_CAP = 10
 
 MARKDOWN_CASE_CAP = 50
 """Changed cases listed in the Markdown table; a pull-request comment has a size limit."""
+MARKDOWN_SLICE_CAP = 20
+"""Slices listed in the Markdown table, for the same reason."""
 
 
 # --- changes.jsonl (B.9) -----------------------------------------------------------------------
@@ -193,11 +196,37 @@ def _moved_text(change: MetricChange) -> str:
     return f"**{text}**" if change.direction == "regressed" else text
 
 
+def _slice_rows(diff: SliceDiff) -> list[str]:
+    """One row per metric, the slice named on the first (its globs marked when they differ)."""
+    name = cell(diff.name) + ("" if diff.same_globs else " (globs differ)")
+    first = f"| {name} | {diff.cases_base} → {diff.cases_head} "
+    return [
+        f"{first if at == 0 else '| | '}| {cell(d.metric)} | {_number(d.base)} "
+        f"| {_number(d.head)} | {_delta(d.delta)} | {_change(d)} |"
+        for at, d in enumerate(diff.metrics)
+    ] or [f"{first}| | | | | |"]
+
+
+def _slice_lines(diffs: tuple[SliceDiff, ...]) -> list[str]:
+    """The slices both runs carry, each metric's mean base → head (none: no section)."""
+    if not diffs:
+        return []
+    lines = ["", "#### Slices", ""]
+    lines += ["| slice | cases | metric | base | head | Δ | change |"]
+    lines += ["|---|---:|---|---:|---:|---:|---|"]
+    for diff in diffs[:MARKDOWN_SLICE_CAP]:
+        lines += _slice_rows(diff)
+    if len(diffs) > MARKDOWN_SLICE_CAP:
+        lines += ["", f"… and {len(diffs) - MARKDOWN_SLICE_CAP} more slice(s)."]
+    return lines
+
+
 def render_markdown(report: ChangeReport) -> str:
     """A Markdown summary ready to paste into a pull-request comment.
 
     Sections: the two runs and the verdict counts; the aggregate metrics base → head with their
-    deltas and which way they went (↑ better / ↓ worse, by the registry); the changed cases,
+    deltas and which way they went (↑ better / ↓ worse, by the registry); when both runs carry
+    slices, each slice's per-case metrics the same way (``compare.slices``); the changed cases,
     regressed first (then improved, added, removed, each in case_id order) with the metrics
     that moved, regressed metrics in bold; the warnings. Numbers use the terminal summary's
     three decimals, never ``-0.000``.
@@ -224,6 +253,7 @@ def render_markdown(report: ChangeReport) -> str:
             f"| {_number(d.head)} | {_delta(d.delta)} | {_change(d)} |"
             for d in report.metrics
         ]
+    lines += _slice_lines(slice_diffs(report))
     changed = sorted(report.records, key=lambda record: _KIND_ORDER[record.kind])
     if changed:
         lines += ["", "#### Changed cases", ""]

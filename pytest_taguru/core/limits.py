@@ -24,3 +24,9 @@ U64 = Annotated[int, Field(ge=0, le=U64_MAX)]
 RECORDING_FILE_MAX_BYTES = 512 * 1024 * 1024
 """The largest recording file (``--taguru-replay``) read: a case's answers, each of them at
 most the client's 256 MiB response cap, together at most twice that."""
+MAX_SLICES = 256
+"""The most slices a run may define (``taguru_slices``, a slices file): each is matched against
+every case id and gated on every per-case metric."""
+MAX_SLICE_NAME_CHARS = 64
+MAX_SLICE_FILE_BYTES = 2**20
+"""The largest slices or slice thresholds file read (1 MiB): both are small, hand-written files."""

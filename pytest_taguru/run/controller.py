@@ -42,6 +42,7 @@ from pytest_taguru.run.preflight import PreflightFacts, reread_context, run_pref
 from pytest_taguru.run.recording.store import Recording, recording_for
 from pytest_taguru.run.recording.tapes import Tape
 from pytest_taguru.run.settings import Settings
+from pytest_taguru.run.slices import Slicing, judge_slices
 from pytest_taguru.run.waiting import waiting_notice
 from pytest_taguru.score.summary import run_summary
 
@@ -128,12 +129,16 @@ class RunController:
     """The dead-server rule over every case's calls, in the order their reports arrive."""
     recording: Recording = field(init=False)
     """What ``--taguru-record`` writes or ``--taguru-replay`` answers from."""
+    slicing: Slicing | None = None
+    """The slices (their scorecards join the artifact) and the slice thresholds file."""
 
     def __post_init__(self) -> None:
         self.dead_server = RunStop(self.settings.max_consecutive_failures)
         self.recording = recording_for(self.settings)
         if self.thresholds is not None:
             self.add_gate_source(ThresholdsGate(bounded=sorted(self.thresholds.file.aggregate)))
+        for source in [] if self.slicing is None else self.slicing.gate_sources():
+            self.add_gate_source(source)
 
     @property
     def started(self) -> bool:
@@ -265,14 +270,16 @@ class RunController:
             client.close()
             self.recording.close(tape)
         cases = ordered_blocks(self.eval_set, self.blocks)
+        globs = None if self.slicing is None else self.slicing.definitions.globs
         evaluation = build_evaluation(
-            self.settings, self.eval_set, cases, self.preflight, after, out=planned
+            self.settings, self.eval_set, cases, self.preflight, after, out=planned, slices=globs
         )
         gate = None
+        skipped = None if self.policy.judges_aggregates(coverage) else coverage.describe()
         if self.thresholds is not None:
-            skipped = None if self.policy.judges_aggregates(coverage) else coverage.describe()
             gate = evaluate_gate(self.thresholds, evaluation, aggregate_skipped=skipped)
             evaluation = evaluation.model_copy(update={"thresholds": gate.to_block()})
+        evaluation, slice_lines = judge_slices(self.slicing, evaluation, aggregate_skipped=skipped)
         if path is not None:
             try:
                 write_atomic(path, render(evaluation))
@@ -300,6 +307,7 @@ class RunController:
                 out=stream,
             )
             annotations = stream.getvalue().splitlines()
+        lines += slice_lines
         self.outcome = Outcome(evaluation, gate, lines, annotations)
         finished = FinishedRun(evaluation, coverage, gate, path)
         self.gate_results = [source.judge(finished) for source in self.gate_sources]

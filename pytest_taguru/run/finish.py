@@ -4,7 +4,7 @@ blocks that came back, and the context facts read before and after (``evaluate-r
 Pure apart from the clock (``generated_at`` is taken after the run, §9 item 23).
 """
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 
 from pytest_taguru.artifact.case import CaseBlock
@@ -23,6 +23,7 @@ from pytest_taguru.run.lanes.assembly import RunShape
 from pytest_taguru.run.preflight import ContextFacts, PreflightFacts
 from pytest_taguru.run.settings import Settings
 from pytest_taguru.score.metrics import build_metrics, definitions
+from pytest_taguru.score.slices import slice_cards
 from pytest_taguru.score.summary import run_summary
 
 
@@ -51,8 +52,10 @@ def build_evaluation(
     after: ContextFacts,
     *,
     out: str,
+    slices: Mapping[str, Sequence[str]] | None = None,
 ) -> Evaluation:
-    """The artifact (``thresholds`` still null): ``out`` is the path it is written to."""
+    """The artifact (``thresholds`` still null): ``out`` is the path it is written to;
+    ``slices`` (name → globs) adds the per-slice scorecards."""
     assert settings.masked_url is not None
     shape = RunShape.from_settings(settings)
     warnings = shape.filter_warnings(eval_set.cases)
@@ -94,4 +97,5 @@ def build_evaluation(
         warnings=warnings or None,
         cases=cases,
         metrics=build_metrics(cases, rerank_requested=shape.rerank_requested),
+        slices=None if slices is None else slice_cards(slices, cases),
     )

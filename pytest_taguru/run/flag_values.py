@@ -20,6 +20,7 @@ from pytest_taguru.flags import (
     OptionSpec,
     ParserName,
 )
+from pytest_taguru.run.slices import SliceDefinitions, SliceLinesParser
 
 
 @dataclass(frozen=True)
@@ -52,6 +53,9 @@ class RawOptions:
     timeout_s: str | None = None
     retries: str | None = None
     max_consecutive_failures: str | None = None
+    slices: str | None = None
+    slices_file: str | None = None
+    slice_thresholds: str | None = None
     flag_prefix: str = PLUGIN_FLAG_PREFIX
     typed: frozenset[str] = frozenset()
     """The names of the flags typed on the command line (the rest came from the ini file)."""
@@ -137,12 +141,13 @@ parse_retries = UnsignedParser(f"a whole number 0..={MAX_RETRIES}", 0, MAX_RETRI
 parse_count = UnsignedParser("a whole number (0 turns the rule off)", 0, U64_MAX)
 """``--taguru-max-consecutive-failures``."""
 
-PARSERS: dict[ParserName, UnsignedParser | SecondsParser] = {
+PARSERS: dict[ParserName, UnsignedParser | SecondsParser | SliceLinesParser] = {
     "positive_int": parse_positive_int,
     "exit_status": parse_exit_code,
     "seconds": parse_seconds,
     "retries": parse_retries,
     "count": parse_count,
+    "slices": SliceLinesParser(),
 }
 
 
@@ -154,7 +159,9 @@ def needs(spec: OptionSpec) -> str:
     return "a file path" if spec.is_path and not spec.needs else spec.needs
 
 
-def flag_value(spec: OptionSpec, text: str | None, flag: str) -> str | int | float:
+def flag_value(
+    spec: OptionSpec, text: str | None, flag: str
+) -> str | int | float | SliceDefinitions:
     """The value of a flag that takes one: parsed when the table names a parser, else the text
     itself. A missing (None) value is ``<flag> needs <what>``."""
     if spec.parse is not None:

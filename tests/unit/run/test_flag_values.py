@@ -82,6 +82,9 @@ def test_what_a_missing_value_needs_in_taguru_words() -> None:
         "--timeout": "a number of seconds above 0, at most 86400",
         "--retries": "a whole number 0..=10",
         "--max-consecutive-failures": "a whole number (0 turns the rule off)",
+        "--slices": 'slice definitions, "name: glob [glob…]" per line',
+        "--slices-file": "a file path",
+        "--slice-thresholds": "a file path",
     }
 
 

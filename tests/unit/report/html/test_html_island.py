@@ -314,7 +314,7 @@ def test_histograms_count_each_cases_exact_value(run: SyntheticRun) -> None:
         assert item["counts"] == histogram(values)
 
 
-# --- baseline and slices ----------------------------------------------------------------------
+# --- baseline ------------------------------------------------------------------------------------
 
 
 def test_baseline_moves_come_from_compare(run: SyntheticRun) -> None:
@@ -331,10 +331,6 @@ def test_baseline_moves_come_from_compare(run: SyntheticRun) -> None:
         flag = REGRESSED if record.kind == "regressed" else IMPROVED
         assert island["cases"]["flags"][rows.index(record.case_id)] & flag
     assert island_of(run)["baseline"] is None
-
-
-def test_slices_are_not_defined_yet(run: SyntheticRun) -> None:
-    assert island_of(run)["slices"] is None
 
 
 # --- the text of the island ---------------------------------------------------------------------
