@@ -32,9 +32,11 @@ from pytest_taguru.artifact.case import (
     Recall,
     SectionMismatched,
     Structural,
+    UnjudgedHit,
 )
 from pytest_taguru.core.text import normalize_entry, trim
 from pytest_taguru.run.dataset import EvalCase, ExpectedSource
+from pytest_taguru.score.label_coverage import Judgements, label_coverage_block
 
 MISSED_KEPT = 3
 """How many ``missed`` entries a case block keeps; the rest are only counted."""
@@ -115,6 +117,33 @@ def score_recall(
         expected_total=len(graded),
         matched=len(ranks),
     )
+
+
+def judgements(
+    hits: Sequence[HitLocator], expected_sources: Sequence[ExpectedSource]
+) -> Judgements | None:
+    """Which hits the labels judge (``score.label_coverage``); ``None`` for a case without an
+    ``expected_sources`` entry (no passage labels at all, e.g. a structural-only case).
+
+    A hit is judged when ``satisfies(hit, e)`` for some entry ``e`` of any relevance, 0
+    included. Unjudged locators are kept once, at their first rank (1-based).
+    """
+    if not expected_sources:
+        return None
+    judged = [any(satisfies(hit, entry) for entry in expected_sources) for hit in hits]
+    unjudged: dict[tuple[str, int], UnjudgedHit] = {}
+    for rank, (hit, is_judged) in enumerate(zip(hits, judged, strict=True), start=1):
+        if not is_judged:
+            unjudged.setdefault(
+                (hit.source, hit.paragraph),
+                UnjudgedHit(rank=rank, source=hit.source, paragraph=hit.paragraph),
+            )
+    graded = tuple(
+        (entry.relevance, _first_rank(hits, entry))
+        for entry in expected_sources
+        if entry.relevance >= 1
+    )
+    return Judgements(len(hits), sum(judged), tuple(unjudged.values()), graded)
 
 
 def diversity_sources(passage: Passage) -> int | None:
@@ -334,6 +363,7 @@ def build_case_block(
     """
     hits = searched_hits(lanes.passage)
     recall = score_recall(hits, case.expected_sources) if hits is not None else None
+    judged = judgements(hits, case.expected_sources) if hits is not None else None
     coverage_block = (
         coverage(lanes.structural, case.expected_concepts, case.expected_labels)
         if lanes.structural is not None
@@ -369,4 +399,5 @@ def build_case_block(
         evidence=evidence,
         budget=budget,
         diversity_sources=diversity_sources(lanes.passage),
+        label_coverage=None if judged is None else label_coverage_block(judged, recall),
     )
