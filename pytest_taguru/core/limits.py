@@ -17,3 +17,7 @@ I64_MIN = -(2**63)
 U8 = Annotated[int, Field(ge=0, le=U8_MAX)]
 U32 = Annotated[int, Field(ge=0, le=U32_MAX)]
 U64 = Annotated[int, Field(ge=0, le=U64_MAX)]
+
+RECORDING_FILE_MAX_BYTES = 512 * 1024 * 1024
+"""The largest recording file (``--taguru-replay``) read: a case's answers, each of them at
+most the client's 256 MiB response cap, together at most twice that."""

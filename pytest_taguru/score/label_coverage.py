@@ -20,7 +20,6 @@ log2(r + 2)`` the nDCG discount):
 """
 
 import math
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 from pytest_taguru.artifact.case import LabelCoverage, MetricBounds, Recall, UnjudgedHit
@@ -241,9 +240,7 @@ def label_swing(judgements: Judgements, official: Recall | None, index: int) -> 
     recall = (official.matched + 1) / (official.expected_total + 1) - official.recall_at_k
     matched = [first for _, first in judgements.graded if first is not None]
     mrr = max(0.0, 1.0 / (min([rank, *matched]) + 1) - official.mrr)
-    ranking = _Ranking.of(
-        Judgements(judgements.hits, judgements.judged, (hit,), judgements.graded)
-    )
+    ranking = _Ranking.of(Judgements(judgements.hits, judgements.judged, (hit,), judgements.graded))
     values = [official.ndcg]
     for grade in range(1, MAX_GRADE + 1):
         counts = (int(grade >= 3), int(grade >= 2), 1)
@@ -266,4 +263,3 @@ def label_coverage_block(judgements: Judgements, official: Recall | None) -> Lab
         mrr=None if official is None else mrr_bounds(judgements, official),
         ndcg=None if official is None else ndcg_bounds(judgements, official),
     )
-

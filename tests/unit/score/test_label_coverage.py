@@ -90,7 +90,9 @@ def test_ndcg_can_fall_below_the_official_value_worked_example() -> None:
 def test_ndcg_high_worked_example() -> None:
     # a (relevance 1) at rank 2: DCG 1/2, nDCG 1/2. Grading the unjudged rank-0 hit 3 gives
     # (3 + 1/2) / (3 + 1/log2 3) = 0.96394; lower grades give less (0.91966 for grade 1).
-    judged, official = scored([hit("x"), hit("j"), hit("a")], [expect("a"), expect("j", relevance=0)])
+    judged, official = scored(
+        [hit("x"), hit("j"), hit("a")], [expect("a"), expect("j", relevance=0)]
+    )
     bounds = ndcg_bounds(judged, official)
     assert bounds.low == 0.5
     assert bounds.high == pytest.approx(3.5 / (3 + 1 / math.log2(3)), abs=1e-15)
@@ -137,7 +139,9 @@ def labelled_scores(
 
 locators = st.tuples(st.sampled_from("abcdefg"), st.integers(0, 2))
 entries = st.lists(
-    st.tuples(st.sampled_from("abcdef"), st.lists(st.integers(0, 2), max_size=2), st.integers(0, 3)),
+    st.tuples(
+        st.sampled_from("abcdef"), st.lists(st.integers(0, 2), max_size=2), st.integers(0, 3)
+    ),
     min_size=1,
     max_size=4,
 )
@@ -192,7 +196,9 @@ def test_a_swing_is_the_spread_one_label_alone_can_cause(
 def test_swing_worked_example() -> None:
     # a (relevance 1) at rank 2: recall 1, MRR 1/3, nDCG 1/2; x at rank 0 graded 0..3:
     # recall stays 1, MRR 1/3 → 1, nDCG 0.5 → 0.96394: swing 2/3 + 0.46394.
-    judged, official = scored([hit("x"), hit("j"), hit("a")], [expect("a"), expect("j", relevance=0)])
+    judged, official = scored(
+        [hit("x"), hit("j"), hit("a")], [expect("a"), expect("j", relevance=0)]
+    )
     assert label_swing(judged, official, 0) == pytest.approx(1.13060709998332, abs=1e-12)
 
 
