@@ -3,6 +3,7 @@ and the single-label swing, against worked examples computed by hand and against
 through the real scorer (``score_recall``) on the eval set ``label-merge`` would write."""
 
 import itertools
+import json
 import math
 from collections.abc import Sequence
 
@@ -11,7 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pytest_taguru.artifact.case import HitLocator, PassageSearched, Recall, UnjudgedHit
-from pytest_taguru.artifact.evaluation import to_jsonable
+from pytest_taguru.artifact.evaluation import Evaluation, parse_evaluation, render, to_jsonable
+from pytest_taguru.core.serde import read_json
 from pytest_taguru.run.dataset import EvalCase, ExpectedSource
 from pytest_taguru.score.case import LaneResults, build_case_block, judgements, score_recall
 from pytest_taguru.score.label_coverage import (
@@ -20,6 +22,15 @@ from pytest_taguru.score.label_coverage import (
     mrr_bounds,
     ndcg_bounds,
     recall_bounds,
+)
+from pytest_taguru.score.metrics import build_extra_metrics, build_metrics, definitions
+from pytest_taguru.score.registry import (
+    CASE_SCOPED_METRICS,
+    CASE_SCORES,
+    COMPARISON_METRICS,
+    EXTRA_METRICS,
+    METRICS,
+    METRICS_BY_NAME,
 )
 
 
@@ -242,3 +253,55 @@ def test_no_label_coverage_without_expected_sources_or_a_search() -> None:
 
 def test_unjudged_hit_ranks_are_one_based() -> None:
     assert UnjudgedHit(rank=1, source="s", paragraph=0).rank == 1
+
+
+# --- the extra metrics: outside taguru's 31 ----------------------------------------------------
+
+
+def test_the_extra_metrics_stay_out_of_every_list_derived_from_the_31() -> None:
+    extra = {metric.name for metric in EXTRA_METRICS}
+    bounds = [f"{m}_{side}" for m in ("recall_at_k", "mrr", "ndcg") for side in ("low", "high")]
+    assert extra == {f"label_coverage.{name}" for name in ["judged_at_k", *bounds]}
+    assert len(METRICS) == 31
+    derived = (METRICS_BY_NAME, CASE_SCOPED_METRICS, COMPARISON_METRICS, CASE_SCORES)
+    for names in (*derived, definitions()):
+        assert not extra & set(names)
+    assert not any(metric.compared for metric in EXTRA_METRICS)
+
+
+def test_the_artifact_carries_them_in_extra_metrics_after_taguru_s_blocks() -> None:
+    case = EvalCase(case_id="c", query="q", expected_sources=[expect("a", relevance=2)])
+    passage = PassageSearched(hits=[hit("x"), hit("a")])
+    block = build_case_block(case, LaneResults(passage=passage, structural=None, checks=None))
+    evaluation = Evaluation(
+        taguru_evaluation=1,
+        definitions=definitions(),
+        cases=[block],
+        metrics=build_metrics([block]),
+        extra_metrics=build_extra_metrics([block]),
+    )
+    written = read_json(render(evaluation))
+    assert list(written)[-2:] == ["metrics", "extra_metrics"]
+    assert list(written["metrics"]) == list(definitions())
+    extra = written["extra_metrics"]
+    assert list(extra) == ["definitions", "metrics"]
+    assert list(extra["metrics"]) == sorted(extra["metrics"], key=str.encode)
+    assert extra["definitions"]["label_coverage.judged_at_k"]["statistic"] == "distribution"
+    assert extra["metrics"]["label_coverage.judged_at_k"]["mean"] == 0.5
+    assert extra["metrics"]["label_coverage.mrr_low"]["mean"] == 0.5
+    assert extra["metrics"]["label_coverage.mrr_high"]["mean"] == 1.0
+    assert parse_evaluation(render(evaluation)) == evaluation
+
+
+def test_a_malformed_extension_reads_as_absent_as_taguru_ignores_it() -> None:
+    text = json.dumps(
+        {
+            "taguru_evaluation": 1,
+            "cases": [{"case_id": "c", "query": "q", "passage": {"outcome": "searched"},
+                       "label_coverage": {"hits": "many"}}],
+            "extra_metrics": {"metrics": 3},
+        }
+    )  # fmt: skip
+    evaluation = parse_evaluation(text)
+    assert evaluation.extra_metrics is None
+    assert evaluation.cases[0].label_coverage is None
