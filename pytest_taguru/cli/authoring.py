@@ -11,11 +11,14 @@ import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 from pytest_taguru.cli.arguments import PROG
 from pytest_taguru.core.suggest import did_you_mean
 from pytest_taguru.errors import RunError, TaguruError, UsageError
+
+if TYPE_CHECKING:
+    from pytest_taguru.run.dataset import EvalSet
 
 AUTHORING_SYNOPSES = (
     f"{PROG} init [DIR]",
@@ -272,6 +275,14 @@ def _read_text(path: str) -> str:
         raise UsageError(f"cannot read {path}: {error.reason}") from None
 
 
+def _read_eval(path: str) -> "tuple[str, EvalSet]":
+    """An eval set's text, and the set loaded from it (one read: the text is edited later)."""
+    from pytest_taguru.run.dataset import parse_eval_set
+
+    text = _read_text(path)
+    return text, parse_eval_set(text, path)
+
+
 def _write(path: str, text: str) -> None:
     """``text`` to ``path`` (``-``: stdout), atomically; a failed write is exit 1."""
     from pytest_taguru.artifact.evaluation import write_atomic
@@ -308,14 +319,12 @@ def run_unjudged(argv: Sequence[str]) -> int:
     from pytest_taguru.artifact.evaluation import ArtifactError, parse_evaluation
     from pytest_taguru.authoring.label_queue import SavedRun, build_queue, file_identity
     from pytest_taguru.authoring.recorded_text import recorded_texts
-    from pytest_taguru.run.dataset import parse_eval_set
 
     args = _parse(run_unjudged, argv, _unjudged_arguments)
     if args is None:
         return 0
     with _named("unjudged"):
-        eval_text = _read_text(args.eval_path)
-        eval_set = parse_eval_set(eval_text, args.eval_path)
+        eval_text, eval_set = _read_eval(args.eval_path)
         runs = []
         for path in args.artifacts:
             try:
@@ -352,8 +361,7 @@ def run_label_merge(argv: Sequence[str]) -> int:
     if args is None:
         return 0
     with _named("label-merge"):
-        eval_text = _read_text(args.eval_path)
-        eval_set = parse_eval_set(eval_text, args.eval_path)
+        eval_text, eval_set = _read_eval(args.eval_path)
         queue = read_labelled_queue(_read_text(args.queue), args.queue)
         merged = merge_labels(eval_text, eval_set, queue, args.queue)
         parse_eval_set(merged, args.out)
