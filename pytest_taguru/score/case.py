@@ -32,11 +32,10 @@ from pytest_taguru.artifact.case import (
     Recall,
     SectionMismatched,
     Structural,
-    UnjudgedHit,
 )
 from pytest_taguru.core.text import normalize_entry, trim
 from pytest_taguru.run.dataset import EvalCase, ExpectedSource
-from pytest_taguru.score.label_coverage import Judgements, label_coverage_block
+from pytest_taguru.score.label_coverage import Judgements, Unjudged, label_coverage_block
 
 MISSED_KEPT = 3
 """How many ``missed`` entries a case block keeps; the rest are only counted."""
@@ -130,20 +129,21 @@ def judgements(
     """
     if not expected_sources:
         return None
-    judged = [any(satisfies(hit, entry) for entry in expected_sources) for hit in hits]
-    unjudged: dict[tuple[str, int], UnjudgedHit] = {}
+    judged = [False] * len(hits)
+    graded: list[tuple[int, int | None]] = []
+    for entry in expected_sources:
+        first = None
+        for rank, hit in enumerate(hits):
+            if satisfies(hit, entry):
+                judged[rank] = True
+                first = rank if first is None else first
+        if entry.relevance >= 1:
+            graded.append((entry.relevance, first))
+    unjudged: dict[tuple[str, int], Unjudged] = {}
     for rank, (hit, is_judged) in enumerate(zip(hits, judged, strict=True), start=1):
-        if not is_judged:
-            unjudged.setdefault(
-                (hit.source, hit.paragraph),
-                UnjudgedHit(rank=rank, source=hit.source, paragraph=hit.paragraph),
-            )
-    graded = tuple(
-        (entry.relevance, _first_rank(hits, entry))
-        for entry in expected_sources
-        if entry.relevance >= 1
-    )
-    return Judgements(len(hits), sum(judged), tuple(unjudged.values()), graded)
+        if not is_judged and (hit.source, hit.paragraph) not in unjudged:
+            unjudged[hit.source, hit.paragraph] = Unjudged(rank, hit.source, hit.paragraph)
+    return Judgements(len(hits), sum(judged), tuple(unjudged.values()), tuple(graded))
 
 
 def diversity_sources(passage: Passage) -> int | None:

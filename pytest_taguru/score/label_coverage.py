@@ -21,19 +21,41 @@ log2(r + 2)`` the nDCG discount):
 
 import math
 from dataclasses import dataclass
+from typing import Any, NamedTuple
 
-from pytest_taguru.artifact.case import LabelCoverage, MetricBounds, Recall, UnjudgedHit
+from pytest_taguru.artifact.case import LabelCoverage, MetricBounds, Recall
 
 MAX_GRADE = 3
 """The highest relevance a label can give (eval.jsonl's ``0..=3``)."""
 
 _DINKELBACH_ROUNDS = 64
-"""A safety cap: each round strictly raises the ratio, and a handful reach the maximum."""
+"""A safety cap: each round strictly raises the ratio, and one or two reach the maximum."""
 
 
 def discount(rank: int) -> float:
     """nDCG's discount of a 0-based rank: ``1 / log2(rank + 2)``."""
     return 1.0 / math.log2(rank + 2)
+
+
+_DISCOUNTS: list[float] = []
+_IDEAL: list[float] = [0.0]
+"""``D(r)`` and ``P(t) = Σ_{j<t} D(j)``, grown on demand and shared: every case needs the
+same few."""
+
+
+def _grow(depth: int) -> None:
+    """``D`` and ``P`` up to ``depth`` (at least)."""
+    while len(_IDEAL) <= depth:
+        _DISCOUNTS.append(discount(len(_DISCOUNTS)))
+        _IDEAL.append(_IDEAL[-1] + _DISCOUNTS[-1])
+
+
+class Unjudged(NamedTuple):
+    """An unjudged locator at its first rank among the hits (1-based, as the artifact has it)."""
+
+    rank: int
+    source: str
+    paragraph: int
 
 
 @dataclass(frozen=True)
@@ -48,7 +70,7 @@ class Judgements:
 
     hits: int
     judged: int
-    unjudged: tuple[UnjudgedHit, ...]
+    unjudged: tuple[Unjudged, ...]
     graded: tuple[tuple[int, int | None], ...]
 
     @property
@@ -88,65 +110,69 @@ class _Ranking:
     threes: int
     twos_and_threes: int
     graded: int
-    ideal: tuple[float, ...]
-    unjudged: tuple[float, ...]
+    ideal: list[float]
+    unjudged: list[float]
 
     @classmethod
     def of(cls, judgements: Judgements) -> "_Ranking":
         relevances = [relevance for relevance, _ in judgements.graded]
+        _grow(max(len(relevances) + len(judgements.unjudged), judgements.hits))
         gain = sum(
-            relevance * discount(rank) for relevance, rank in judgements.graded if rank is not None
+            relevance * _DISCOUNTS[rank]
+            for relevance, rank in judgements.graded
+            if rank is not None
         )
-        depth = len(relevances) + len(judgements.unjudged) + 1
-        ideal = [0.0]
-        for rank in range(depth):
-            ideal.append(ideal[-1] + discount(rank))
         unjudged = [0.0]
         for hit in judgements.unjudged:
-            unjudged.append(unjudged[-1] + discount(hit.rank - 1))
+            unjudged.append(unjudged[-1] + _DISCOUNTS[hit.rank - 1])
         threes = relevances.count(MAX_GRADE)
         return cls(
             gain=gain,
             threes=threes,
             twos_and_threes=threes + relevances.count(2),
             graded=len(relevances),
-            ideal=tuple(ideal),
-            unjudged=tuple(unjudged),
+            ideal=_IDEAL,
+            unjudged=unjudged,
         )
 
-    def gains(self, a: int, b: int, c: int) -> float:
-        return self.gain + self.unjudged[a] + self.unjudged[b] + self.unjudged[c]
+    def ratio(self, a: int, b: int, c: int) -> float:
+        """nDCG (uncapped) with grade 3 on the first ``a`` unjudged hits, ≥ 2 on the first
+        ``b``, ≥ 1 on the first ``c``."""
+        q, p = self.unjudged, self.ideal
+        gains = self.gain + q[a] + q[b] + q[c]
+        return gains / (p[self.threes + a] + p[self.twos_and_threes + b] + p[self.graded + c])
 
-    def ideal_dcg(self, a: int, b: int, c: int) -> float:
-        ideal = self.ideal
-        return ideal[self.threes + a] + ideal[self.twos_and_threes + b] + ideal[self.graded + c]
-
-    def worst_gains(self, count: int) -> float:
-        """Grade 3 on the ``count`` worst-ranked unjudged hits."""
-        total = self.unjudged[-1]
-        return self.gain + MAX_GRADE * (total - self.unjudged[len(self.unjudged) - 1 - count])
+    def all_threes(self) -> tuple[list[float], list[float]]:
+        """nDCG (uncapped) with grade 3 on the ``k`` best-ranked and on the ``k`` worst-ranked
+        unjudged hits, the others 0, for ``k = 0 … n``."""
+        q, p = self.unjudged, self.ideal
+        threes, twos, graded, gain = self.threes, self.twos_and_threes, self.graded, self.gain
+        n = len(q) - 1
+        ideals = [p[threes + k] + p[twos + k] + p[graded + k] for k in range(n + 1)]
+        best = [(gain + MAX_GRADE * q[k]) / ideals[k] for k in range(n + 1)]
+        worst = [(gain + MAX_GRADE * (q[n] - q[n - k])) / ideals[k] for k in range(n + 1)]
+        return best, worst
 
     def best_counts(self, ratio: float) -> tuple[int, int, int]:
-        """The ``a ≤ b ≤ c`` maximizing ``gains − ratio · ideal_dcg``: the three terms are
+        """The ``a ≤ b ≤ c`` maximizing ``gains − ratio · ideal``: the three terms are
         separable, so one pass keeps the best ``a`` up to ``x`` and the best ``(a, b)`` up to
         ``x`` while trying ``c = x``."""
-
-        def term(offset: int, x: int) -> float:
-            return self.unjudged[x] - ratio * self.ideal[offset + x]
-
-        best_a = best_ab = best = (-math.inf, (0, 0, 0))
-        for x in range(len(self.unjudged)):
-            a = (term(self.threes, x), (x, x, x))
-            best_a = max(best_a, a, key=_value)
-            ab = (term(self.twos_and_threes, x) + best_a[0], (best_a[1][0], x, x))
-            best_ab = max(best_ab, ab, key=_value)
-            abc = (term(self.graded, x) + best_ab[0], (best_ab[1][0], best_ab[1][1], x))
-            best = max(best, abc, key=_value)
-        return best[1]
-
-
-def _value(candidate: tuple[float, tuple[int, int, int]]) -> float:
-    return candidate[0]
+        q, p = self.unjudged, self.ideal
+        threes, twos, graded = self.threes, self.twos_and_threes, self.graded
+        best_a = best_ab = best = -math.inf
+        a = 0
+        ab = abc = (0, 0, 0)
+        for x, gained in enumerate(q):
+            value = gained - ratio * p[threes + x]
+            if value > best_a:
+                best_a, a = value, x
+            value = gained - ratio * p[twos + x] + best_a
+            if value > best_ab:
+                best_ab, ab = value, (a, x, x)
+            value = gained - ratio * p[graded + x] + best_ab
+            if value > best:
+                best, abc = value, (ab[0], ab[1], x)
+        return abc
 
 
 # --- bounds ------------------------------------------------------------------------------------
@@ -197,21 +223,21 @@ def ndcg_bounds(judgements: Judgements, official: Recall) -> MetricBounds:
     unjudged hit at rank 5: graded 3 it gives ``(3 + 3/log2 7) / (3 + 3/log2 3) = 0.8315``,
     so low ``0.8315…``, high ``1``.
     """
-    ranking = _Ranking.of(judgements)
     count = len(judgements.unjudged)
-    low = official.ndcg
-    for k in range(1, count + 1):
-        ideal = ranking.ideal_dcg(k, k, k)
-        low = min(low, min(ranking.worst_gains(k) / ideal, 1.0))
-    ratio = ranking.gains(0, 0, 0) / ranking.ideal_dcg(0, 0, 0)
+    if not count:
+        return MetricBounds(low=official.ndcg + 0.0, high=official.ndcg + 0.0)
+    ranking = _Ranking.of(judgements)
+    best, worst = ranking.all_threes()
+    low = min(official.ndcg, *worst[1:])
+    # Start from the best "grade 3 on the top k" labelling: often the greatest already.
+    ratio = max(best)
     for _ in range(_DINKELBACH_ROUNDS):
-        counts = ranking.best_counts(ratio)
-        gains, ideal = ranking.gains(*counts), ranking.ideal_dcg(*counts)
-        if gains / ideal <= ratio:
+        better = ranking.ratio(*ranking.best_counts(ratio))
+        if better <= ratio:
             break
-        ratio = gains / ideal
+        ratio = better
     high = max(official.ndcg, min(ratio, 1.0))
-    return MetricBounds(low=low + 0.0, high=high + 0.0)  # + 0.0: a bound is never -0.0
+    return MetricBounds(low=min(low, 1.0) + 0.0, high=high + 0.0)  # + 0.0: never -0.0
 
 
 # --- one label alone: the export queue's priority ----------------------------------------------
@@ -243,8 +269,7 @@ def label_swing(judgements: Judgements, official: Recall | None, index: int) -> 
     ranking = _Ranking.of(Judgements(judgements.hits, judgements.judged, (hit,), judgements.graded))
     values = [official.ndcg]
     for grade in range(1, MAX_GRADE + 1):
-        counts = (int(grade >= 3), int(grade >= 2), 1)
-        values.append(min(ranking.gains(*counts) / ranking.ideal_dcg(*counts), 1.0))
+        values.append(min(ranking.ratio(int(grade >= 3), int(grade >= 2), 1), 1.0))
     return abs(recall) + mrr + (max(values) - min(values))
 
 
@@ -253,13 +278,19 @@ def label_swing(judgements: Judgements, official: Recall | None, index: int) -> 
 
 def label_coverage_block(judgements: Judgements, official: Recall | None) -> LabelCoverage:
     """The case block's ``label_coverage``: counts, ``judged_at_k``, the unjudged locators
-    (1-based ranks) and, when the case has a ``recall`` block, the three metrics' bounds."""
-    return LabelCoverage(
-        hits=judgements.hits,
-        judged=judgements.judged,
-        judged_at_k=judgements.judged_at_k,
-        unjudged=list(judgements.unjudged),
-        recall_at_k=None if official is None else recall_bounds(judgements, official),
-        mrr=None if official is None else mrr_bounds(judgements, official),
-        ndcg=None if official is None else ndcg_bounds(judgements, official),
-    )
+    (1-based ranks) and, when the case has a ``recall`` block, the three metrics' bounds.
+    Validated once, from plain data (every case pays for it)."""
+    block: dict[str, Any] = {
+        "hits": judgements.hits,
+        "judged": judgements.judged,
+        "judged_at_k": judgements.judged_at_k,
+        "unjudged": [
+            {"rank": rank, "source": source, "paragraph": paragraph}
+            for rank, source, paragraph in judgements.unjudged
+        ],
+    }
+    if official is not None:
+        block["recall_at_k"] = recall_bounds(judgements, official)
+        block["mrr"] = mrr_bounds(judgements, official)
+        block["ndcg"] = ndcg_bounds(judgements, official)
+    return LabelCoverage.model_validate(block)

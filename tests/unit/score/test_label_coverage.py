@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pytest_taguru.artifact.case import HitLocator, PassageSearched, Recall, UnjudgedHit
+from pytest_taguru.artifact.case import HitLocator, PassageSearched, Recall
 from pytest_taguru.artifact.evaluation import Evaluation, parse_evaluation, render, to_jsonable
 from pytest_taguru.core.serde import read_json
 from pytest_taguru.run.dataset import EvalCase, ExpectedSource
@@ -249,10 +249,6 @@ def test_no_label_coverage_without_expected_sources_or_a_search() -> None:
     passage = PassageSearched(hits=[hit("x")])
     block = build_case_block(case, LaneResults(passage=passage, structural=None, checks=None))
     assert block.label_coverage is None
-
-
-def test_unjudged_hit_ranks_are_one_based() -> None:
-    assert UnjudgedHit(rank=1, source="s", paragraph=0).rank == 1
 
 
 # --- the extra metrics: outside taguru's 31 ----------------------------------------------------
