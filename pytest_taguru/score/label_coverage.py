@@ -19,6 +19,7 @@ log2(r + 2)`` the nDCG discount):
   as taguru scores them) always lies between them.
 """
 
+import functools
 import math
 from dataclasses import dataclass
 from typing import Any, NamedTuple
@@ -37,17 +38,15 @@ def discount(rank: int) -> float:
     return 1.0 / math.log2(rank + 2)
 
 
-_DISCOUNTS: list[float] = []
-_IDEAL: list[float] = [0.0]
-"""``D(r)`` and ``P(t) = Σ_{j<t} D(j)``, grown on demand and shared: every case needs the
-same few."""
-
-
-def _grow(depth: int) -> None:
-    """``D`` and ``P`` up to ``depth`` (at least)."""
-    while len(_IDEAL) <= depth:
-        _DISCOUNTS.append(discount(len(_DISCOUNTS)))
-        _IDEAL.append(_IDEAL[-1] + _DISCOUNTS[-1])
+@functools.cache
+def _prefixes(size: int) -> tuple[tuple[float, ...], tuple[float, ...]]:
+    """``D(r)`` for ``r < size`` and ``P(t) = Σ_{j<t} D(j)`` for ``t ≤ size``; ``size`` is a
+    power of two, so a run computes a handful, shared by every case (and thread)."""
+    discounts = tuple(discount(rank) for rank in range(size))
+    ideal = [0.0]
+    for value in discounts:
+        ideal.append(ideal[-1] + value)
+    return discounts, tuple(ideal)
 
 
 class Unjudged(NamedTuple):
@@ -110,28 +109,27 @@ class _Ranking:
     threes: int
     twos_and_threes: int
     graded: int
-    ideal: list[float]
+    ideal: tuple[float, ...]
     unjudged: list[float]
 
     @classmethod
     def of(cls, judgements: Judgements) -> "_Ranking":
         relevances = [relevance for relevance, _ in judgements.graded]
-        _grow(max(len(relevances) + len(judgements.unjudged), judgements.hits))
+        depth = max(len(relevances) + len(judgements.unjudged), judgements.hits)
+        discounts, ideal = _prefixes(1 << depth.bit_length())
         gain = sum(
-            relevance * _DISCOUNTS[rank]
-            for relevance, rank in judgements.graded
-            if rank is not None
+            relevance * discounts[rank] for relevance, rank in judgements.graded if rank is not None
         )
         unjudged = [0.0]
         for hit in judgements.unjudged:
-            unjudged.append(unjudged[-1] + _DISCOUNTS[hit.rank - 1])
+            unjudged.append(unjudged[-1] + discounts[hit.rank - 1])
         threes = relevances.count(MAX_GRADE)
         return cls(
             gain=gain,
             threes=threes,
             twos_and_threes=threes + relevances.count(2),
             graded=len(relevances),
-            ideal=_IDEAL,
+            ideal=ideal,
             unjudged=unjudged,
         )
 
