@@ -62,7 +62,7 @@ class Judgements:
     """What the labels say about one case's searched hits.
 
     ``hits`` counts the hits scored (the top k), ``judged`` those some entry satisfies.
-    ``unjudged`` holds each unjudged locator once, at its first (0-based) rank, in rank order.
+    ``unjudged`` holds each unjudged locator once, at its first rank, in rank order.
     ``graded`` is ``(relevance, first rank or None)`` of every relevance-≥1 entry, in declared
     order.
     """
@@ -214,8 +214,9 @@ def ndcg_bounds(judgements: Judgements, official: Recall) -> MetricBounds:
       ranked ``k`` give the least gain: ``low = min over k of (A + 3·(Q(n) − Q(n − k))) /
       (P(n₃ + k) + P(n₃ + n₂ + k) + P(m + k))``, capped at 1.
     * ``high``: the greatest ``(A + Q(a) + Q(b) + Q(c)) / ideal(a, b, c)`` over ``a ≤ b ≤ c``,
-      found by Dinkelbach's iteration (raise ``λ`` to the ratio of the counts maximizing
-      ``gains − λ·ideal`` until none beats it), capped at 1.
+      found exactly by Dinkelbach's iteration: from ``λ`` = the best "grade 3 on the top
+      ``k``", take the counts maximizing ``gains − λ·ideal`` (``_Ranking.best_counts``) and
+      raise ``λ`` to their ratio until none beats it; capped at 1.
 
     Worked example: one graded entry of relevance 3 matched at rank 0 (nDCG 1) and one
     unjudged hit at rank 5: graded 3 it gives ``(3 + 3/log2 7) / (3 + 3/log2 3) = 0.8315``,
