@@ -26,7 +26,7 @@ from pytest_taguru.core.jsontext import dumps_compact
 from pytest_taguru.core.serde import SerdeError, read_json
 from pytest_taguru.core.suggest import did_you_mean
 from pytest_taguru.core.text import trim
-from pytest_taguru.core.textfile import split_lines
+from pytest_taguru.core.textfile import UnreadableFile, read_utf8, split_lines
 from pytest_taguru.errors import UsageError
 from pytest_taguru.run.dataset import MAX_RELEVANCE, EvalCase, EvalSet
 from pytest_taguru.run.dataset_errors import describe_error
@@ -90,6 +90,15 @@ def _label(value: Any, path: str, line: int) -> QueueLine:
             f"got {entry.relevance}",
         )
     return entry
+
+
+def load_labelled_queue(path: str) -> LabelledQueue:
+    """:func:`read_labelled_queue` of the file at ``path`` (UTF-8, read whole, as eval.jsonl)."""
+    try:
+        text = read_utf8(path)
+    except UnreadableFile as error:
+        raise UsageError(f"cannot read {path}: {error.reason}") from None
+    return read_labelled_queue(text, path)
 
 
 def read_labelled_queue(text: str, path: str) -> LabelledQueue:

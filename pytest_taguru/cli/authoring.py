@@ -353,7 +353,7 @@ def run_label_merge(argv: Sequence[str]) -> int:
     "relevance"}); every other byte of the eval set is kept. The result is validated by the
     eval.jsonl loader before it is written. Exit 2 for a bad queue (file:line: field), 1 when
     the output cannot be written."""
-    from pytest_taguru.authoring.label_merge import merge_labels, read_labelled_queue
+    from pytest_taguru.authoring.label_merge import load_labelled_queue, merge_labels
     from pytest_taguru.authoring.label_queue import file_identity
     from pytest_taguru.run.dataset import parse_eval_set
 
@@ -362,7 +362,7 @@ def run_label_merge(argv: Sequence[str]) -> int:
         return 0
     with _named("label-merge"):
         eval_text, eval_set = _read_eval(args.eval_path)
-        queue = read_labelled_queue(_read_text(args.queue), args.queue)
+        queue = load_labelled_queue(args.queue)
         merged = merge_labels(eval_text, eval_set, queue, args.queue)
         parse_eval_set(merged, args.out)
         exported = queue.header.eval
