@@ -80,7 +80,7 @@ def _label(value: Any, path: str, line: int) -> QueueLine:
         entry = QueueLine.model_validate(value)
     except ValidationError as error:
         raise _problem(path, line, describe_error(error, QueueLine)) from None
-    if not trim(entry.source):
+    if entry.relevance is not None and not trim(entry.source):
         raise _problem(path, line, "source: must not be empty")
     if entry.relevance is not None and entry.relevance > MAX_RELEVANCE:
         raise _problem(
