@@ -264,17 +264,13 @@ def compare(base: LoadedRun, head: LoadedRun) -> ChangeReport:
             else:
                 records.append(record)
     metrics = aggregate_diffs(base, head, warnings)
-    gaps = {
-        record.case_id: gap
-        for record in records
-        if record.kind == "regressed"
-        and (
-            gap := label_gap(
-                _moved_down(record), base_cases[record.case_id], head_cases[record.case_id]
-            )
-        )
-        is not None
-    }
+    gaps: dict[str, LabelGap] = {}
+    for record in records:
+        if record.kind == "regressed":
+            case_id = record.case_id
+            gap = label_gap(_moved_down(record), base_cases[case_id], head_cases[case_id])
+            if gap is not None:
+                gaps[case_id] = gap
     kinds = [record.kind for record in records]
     counts = Counts(
         improved=kinds.count("improved"),
@@ -285,9 +281,7 @@ def compare(base: LoadedRun, head: LoadedRun) -> ChangeReport:
         cases_base=len(base_cases),
         cases_head=len(head_cases),
     )
-    return ChangeReport(
-        base, head, counts, tuple(metrics), tuple(warnings), tuple(records), gaps
-    )
+    return ChangeReport(base, head, counts, tuple(metrics), tuple(warnings), tuple(records), gaps)
 
 
 def _moved_down(record: CaseChange) -> list[str]:
