@@ -118,14 +118,24 @@ class UnjudgedView(BaseModel):
     paragraph: int
 
 
+class HighView(BaseModel):
+    model_config = ConfigDict(strict=True, extra="ignore", frozen=True)
+
+    high: float
+
+
 class LabelCoverageView(BaseModel):
     """What ``compare`` reads of a case's ``label_coverage`` (pytest-taguru's own key): its
-    unjudged locators and judged@k, for the label-gap classification."""
+    unjudged locators, judged@k and the ranking metrics' greatest values, for the label-gap
+    classification."""
 
     model_config = ConfigDict(strict=True, extra="ignore", frozen=True)
 
     judged_at_k: float | None = None
     unjudged: list[UnjudgedView] = Field(default_factory=list)
+    recall_at_k: HighView | None = None
+    mrr: HighView | None = None
+    ndcg: HighView | None = None
 
 
 class CaseView(_View):

@@ -41,7 +41,8 @@ nDCG, concept/label/association coverage, citation recall, locator validity and 
 diversity (latency is left out: too noisy to drive a verdict). A case with any regressed
 metric is regressed. A mismatched context, corpus revision, thresholds identity or budget
 is a warning, never a refusal. A regressed case whose recall@k/MRR/nDCG drop coincides
-with new unjudged hits (pytest-taguru's label_coverage) is also marked a label gap.
+with new unjudged hits that labelling could undo (pytest-taguru's label_coverage) is also
+marked a label gap.
 
   BASE.json          an evaluation.json from an earlier run
   HEAD.json          an evaluation.json from a later run

@@ -268,7 +268,8 @@ def compare(base: LoadedRun, head: LoadedRun) -> ChangeReport:
     for record in records:
         if record.kind == "regressed":
             case_id = record.case_id
-            gap = label_gap(_moved_down(record), base_cases[case_id], head_cases[case_id])
+            down = [change for change in record.metrics if change.direction == "regressed"]
+            gap = label_gap(down, base_cases[case_id], head_cases[case_id], epsilon=EPSILON)
             if gap is not None:
                 gaps[case_id] = gap
     kinds = [record.kind for record in records]

@@ -11,9 +11,16 @@ from pytest_taguru.compare.render import render_jsonl, render_markdown, render_s
 NOW = "2026-07-29T12:00:00Z"
 
 
-def coverage(judged_at_k: float, *unjudged: tuple[str, int]) -> dict[str, Any]:
+def coverage(judged_at_k: float, *unjudged: tuple[str, int], high: float = 1.0) -> dict[str, Any]:
     hits = [{"rank": n, "source": s, "paragraph": p} for n, (s, p) in enumerate(unjudged, 1)]
-    return {"hits": 4, "judged": 2, "judged_at_k": judged_at_k, "unjudged": hits}
+    bounds = {"low": 0.0, "high": high}
+    return {
+        "hits": 4,
+        "judged": 2,
+        "judged_at_k": judged_at_k,
+        "unjudged": hits,
+        **{metric: bounds for metric in ("recall_at_k", "mrr", "ndcg")},
+    }
 
 
 def case(
@@ -47,7 +54,7 @@ def pair(base: dict[str, Any], head: dict[str, Any]) -> ChangeReport:
 BASE = doc(
     case("gap", 1.0, coverage(1.0)),
     case("real", 1.0, coverage(0.5, ("x", 1))),
-    case("old-unjudged", 1.0, coverage(0.5, ("x", 1))),
+    case("cannot-undo", 1.0, coverage(1.0)),
     case("other-metric", 1.0, coverage(1.0), concepts=1.0),
     case("taguru", 1.0),
 )
@@ -56,7 +63,8 @@ HEAD = doc(
     case("gap", 0.5, coverage(0.75, ("new", 0))),
     # dropped, but its only unjudged hit was already there (and unjudged) in BASE: a regression
     case("real", 0.5, coverage(0.5, ("x", 1))),
-    case("old-unjudged", 0.5, coverage(0.5, ("x", 1))),
+    # new unjudged hits, but labelling them cannot bring MRR back to 1
+    case("cannot-undo", 0.5, coverage(0.75, ("new", 0), high=0.8)),
     # coverage fell too: labels cannot explain it
     case("other-metric", 0.5, coverage(0.75, ("new", 0)), concepts=0.0),
     # no label_coverage on a side (a taguru artifact): never a label gap
@@ -83,7 +91,7 @@ def test_changes_jsonl_marks_the_record_and_counts_in_the_header() -> None:
         "new_unjudged": 1,
         "judged_at_k": {"base": 1.0, "head": 0.75},
     }
-    assert all("label_gap" not in records[c] for c in ("real", "old-unjudged", "taguru"))
+    assert all("label_gap" not in records[c] for c in ("real", "cannot-undo", "taguru"))
 
 
 def test_without_label_gaps_the_output_is_taguru_s() -> None:
@@ -112,7 +120,7 @@ def test_the_summary_and_markdown_say_which_regressions_are_label_gaps() -> None
 
 def test_fail_on_regression_does_not_count_a_label_gap() -> None:
     found = regressions(pair(BASE, HEAD))
-    assert found.cases == ("old-unjudged", "other-metric", "real", "taguru")
+    assert found.cases == ("cannot-undo", "other-metric", "real", "taguru")
     assert found.aggregates == ("recall.mrr",)  # other cases moved it down too
     only_gap = pair(doc(BASE["cases"][0]), doc(HEAD["cases"][0], mrr=0.5))
     assert list(only_gap.label_gaps) == ["gap"]
