@@ -18,7 +18,7 @@ from typing import Annotated, Any
 from pydantic import BaseModel, Field, model_validator
 
 from pytest_taguru.artifact.assembly import BudgetInput
-from pytest_taguru.artifact.base import ArtifactModel
+from pytest_taguru.artifact.base import OWN_EXTENSION, ArtifactModel
 from pytest_taguru.artifact.case import CaseBlock
 from pytest_taguru.core.jsontext import F32_FIELD, WRITE_NULL, Float32, dumps_pretty
 from pytest_taguru.core.serde import SerdeError, read_json
@@ -176,6 +176,28 @@ class SliceCard(ArtifactModel):
     metrics: dict[str, Distribution] = Field(default_factory=dict)
 
 
+def _with_decoded_metrics(data: Any) -> Any:
+    """A document's ``metrics``, each decoded as its ``definitions`` entry says (§7.7)."""
+    if isinstance(data, dict) and isinstance(data.get("metrics"), dict):
+        decoded, _ = decode_metrics(data["metrics"], data.get("definitions"))
+        return {**data, "metrics": decoded}
+    return data
+
+
+class ExtraMetrics(ArtifactModel):
+    """``extra_metrics``, pytest-taguru's own block (taguru's readers ignore it): the metrics
+    outside taguru's 31 (``score.registry.EXTRA_METRICS``), with their own ``definitions``,
+    in the shapes and key order of the top-level ``definitions`` and ``metrics``."""
+
+    definitions: dict[str, Definition] = Field(default_factory=dict)
+    metrics: dict[str, MetricValue] = Field(default_factory=dict)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _decode_metrics_by_statistic(cls, data: Any) -> Any:
+        return _with_decoded_metrics(data)
+
+
 class Evaluation(ArtifactModel):
     """The whole ``evaluation.json`` (§7.2). ``thresholds`` is the gate's report object.
 
@@ -194,16 +216,14 @@ class Evaluation(ArtifactModel):
     warnings: list[str] | None = None
     cases: list[CaseBlock] = Field(default_factory=list)
     metrics: dict[str, MetricValue] = Field(default_factory=dict)
+    extra_metrics: Annotated[ExtraMetrics | None, OWN_EXTENSION] = None
     slices: dict[str, SliceCard] | None = None
     slice_thresholds: dict[str, Any] | None = None
 
     @model_validator(mode="before")
     @classmethod
     def _decode_metrics_by_statistic(cls, data: Any) -> Any:
-        if isinstance(data, dict) and isinstance(data.get("metrics"), dict):
-            decoded, _ = decode_metrics(data["metrics"], data.get("definitions"))
-            return {**data, "metrics": decoded}
-        return data
+        return _with_decoded_metrics(data)
 
     def headline(self, metric: str) -> float | None:
         """The number compared and gated for ``metric``; ``None`` when absent or empty."""

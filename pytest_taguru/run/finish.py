@@ -22,7 +22,7 @@ from pytest_taguru.run.dataset import DEFAULT_LIMIT, RESOLVE_LIMIT, EvalSet
 from pytest_taguru.run.lanes.assembly import RunShape
 from pytest_taguru.run.preflight import ContextFacts, PreflightFacts
 from pytest_taguru.run.settings import Settings
-from pytest_taguru.score.metrics import build_metrics, definitions
+from pytest_taguru.score.metrics import build_extra_metrics, build_metrics, definitions
 from pytest_taguru.score.slices import slice_cards
 from pytest_taguru.score.summary import run_summary
 
@@ -97,5 +97,6 @@ def build_evaluation(
         warnings=warnings or None,
         cases=cases,
         metrics=build_metrics(cases, rerank_requested=shape.rerank_requested),
+        extra_metrics=build_extra_metrics(cases),
         slices=None if slices is None else slice_cards(slices, cases),
     )
