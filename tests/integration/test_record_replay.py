@@ -37,9 +37,10 @@ def recorded_files(directory: Path) -> dict[str, str]:
 
 
 def failure_section(result: pytest.RunResult) -> str:
-    """The failure texts, latencies blanked."""
+    """The failure texts, latencies and the pytest-xdist worker that ran the case blanked."""
     text = result.stdout.str()
     section = text[text.index("= FAILURES =") : text.index("- taguru evaluate -")]
+    section = re.sub(r"^\[gw\d+\] ", "[gw…] ", section, flags=re.M)
     return re.sub(r"\(\d+ ms\)", "(… ms)", section)
 
 
