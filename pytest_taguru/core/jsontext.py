@@ -11,8 +11,9 @@ import json
 import math
 import struct
 from collections.abc import Callable
-from decimal import Decimal
 from typing import Any
+
+import numpy
 
 
 class Float32(float):
@@ -55,11 +56,14 @@ def _render(negative: bool, digits: str, exponent: int, low: int, high: int) -> 
 
 
 def _digits_of(text: str) -> tuple[str, int]:
-    """Shortest digits and scientific exponent of a positive decimal text."""
-    _, digit_tuple, exp = Decimal(text).normalize().as_tuple()
-    digits = "".join(map(str, digit_tuple))
-    assert isinstance(exp, int)
-    return digits, len(digits) - 1 + exp
+    """Significant digits and scientific exponent of a positive decimal text as ``repr`` and
+    numpy write them (``0.001``, ``123.0``, ``1e-05``, ``2.8768212e-01``)."""
+    mantissa, _, exp_text = text.partition("e")
+    whole, _, fraction = mantissa.partition(".")
+    joined = whole + fraction
+    digits = joined.lstrip("0")
+    exponent = int(exp_text or 0) + len(whole) - 1 - (len(joined) - len(digits))
+    return digits.rstrip("0"), exponent
 
 
 def format_f64(value: float) -> str:
@@ -72,27 +76,16 @@ def format_f64(value: float) -> str:
     return _render(value < 0, digits, exponent, -5, 15)
 
 
-def shortest_f32_digits(value: float) -> str:
-    """The shortest decimal (scientific text) that reads back as the same 32-bit float.
+def f32_digits(value: float) -> tuple[str, int]:
+    """The shortest digits and scientific exponent that read back as the same 32-bit float
+    as ``|value|`` (finite, non-zero): among equally short candidates the one closest to the
+    exact value, as in Rust's shortest-float formatting.
 
-    Among equally short candidates the one closest to the exact value wins, as in Rust's
-    shortest-float formatting.
+    numpy's Dragon4 in its ``unique`` mode (Steele & White's free-format algorithm, exact
+    big-integer arithmetic) computes exactly that.
     """
-    target = to_f32(abs(value))
-    for precision in range(9):
-        rounded = f"{target:.{precision}e}"
-        mantissa, _, exp_text = rounded.partition("e")
-        scaled = int(mantissa.replace(".", ""))
-        exp = int(exp_text) - precision
-        fits = [
-            candidate
-            for candidate in (scaled, scaled - 1, scaled + 1)
-            if candidate > 0 and to_f32(float(f"{candidate}e{exp}")) == target
-        ]
-        if fits:
-            best = min(fits, key=lambda c: abs(Decimal(f"{c}e{exp}") - Decimal(target)))
-            return f"{best}e{exp}"
-    return repr(target)
+    text = numpy.format_float_scientific(numpy.float32(abs(value)), unique=True, trim="-")
+    return _digits_of(text)
 
 
 def format_f32(value: float) -> str:
@@ -102,25 +95,29 @@ def format_f32(value: float) -> str:
         return "null"
     if value == 0.0:
         return "-0.0" if math.copysign(1.0, value) < 0 else "0.0"
-    digits, exponent = _digits_of(shortest_f32_digits(value))
+    digits, exponent = f32_digits(value)
     return _render(value < 0, digits, exponent, -6, 12)
 
 
-def _plain_text(value: float, shortest: Callable[[float], str]) -> str:
+def _plain_text(value: float, shortest: Callable[[float], tuple[str, int]]) -> str:
     """Rust's ``{}``: ``shortest`` round-trip digits of ``|value|``, positional, no trailing
     ``.0``; ``NaN``, ``inf``, ``-inf``, ``0`` and ``-0`` spelled out."""
     if math.isnan(value):
         return "NaN"
     if math.isinf(value):
         return "inf" if value > 0 else "-inf"
-    digits, exponent = _digits_of(shortest(abs(value))) if value != 0.0 else ("0", 0)
+    digits, exponent = shortest(abs(value)) if value != 0.0 else ("0", 0)
     text = _render(math.copysign(1.0, value) < 0, digits, exponent, -400, 400)
     return text.removesuffix(".0")
 
 
+def _f64_digits(value: float) -> tuple[str, int]:
+    return _digits_of(repr(value))
+
+
 def format_plain(value: float) -> str:
     """Rust's ``{}`` for an ``f64``: shortest round-trip, positional, no trailing ``.0``."""
-    return _plain_text(value, repr)
+    return _plain_text(value, _f64_digits)
 
 
 def format_plain_f32(value: float) -> str:
@@ -129,7 +126,7 @@ def format_plain_f32(value: float) -> str:
 
     (The artifact's float text is a different rule: ``format_f32``.)
     """
-    return _plain_text(value, shortest_f32_digits)
+    return _plain_text(value, f32_digits)
 
 
 def _scalar(value: Any) -> str:
