@@ -12,15 +12,16 @@ Specification: ``evaluate-run.md`` §6.1, §7.
 import errno
 import os
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, BinaryIO
 
 from pydantic import BaseModel, Field, model_validator
 
 from pytest_taguru.artifact.assembly import BudgetInput
 from pytest_taguru.artifact.base import ArtifactModel
 from pytest_taguru.artifact.case import CaseBlock
-from pytest_taguru.core.jsontext import F32_FIELD, WRITE_NULL, Float32, dumps_pretty
+from pytest_taguru.core.jsontext import F32_FIELD, WRITE_NULL, Float32, write_pretty
 from pytest_taguru.core.serde import SerdeError, read_json
 
 ARTIFACT_VERSION = 1
@@ -195,23 +196,45 @@ class Evaluation(ArtifactModel):
 # --- writing and reading ---------------------------------------------------------------------
 
 
+_FieldPlan = tuple[tuple[str, bool, bool], ...]
+_PLANS: dict[type[BaseModel], _FieldPlan] = {}
+
+
+def _field_plan(model: type[BaseModel]) -> _FieldPlan:
+    """``(name, is_f32, writes_null)`` of each written field of ``model``, in writer order."""
+    plan = _PLANS.get(model)
+    if plan is None:
+        plan = _PLANS[model] = tuple(
+            (name, F32_FIELD in field.metadata, WRITE_NULL in field.metadata)
+            for name, field in model.model_fields.items()
+            if not field.exclude  # in-process only (e.g. a hit's text), never written
+        )
+    return plan
+
+
+def written_members(value: Any) -> list[tuple[str, Any]] | None:
+    """The written key/value pairs of a model in writer order, applying the absent/null and
+    f32 rules of its fields (``None`` for a value that is not a model)."""
+    if not isinstance(value, BaseModel):
+        return None
+    pairs: list[tuple[str, Any]] = []
+    for name, is_f32, writes_null in _field_plan(type(value)):
+        item = getattr(value, name)
+        if item is None:
+            if writes_null:
+                pairs.append((name, None))
+        elif is_f32 and isinstance(item, float):
+            pairs.append((name, Float32(item)))
+        else:
+            pairs.append((name, item))
+    return pairs
+
+
 def to_jsonable(value: Any) -> Any:
     """Plain JSON data in writer order, applying the absent/null and f32 rules of the models."""
-    if isinstance(value, BaseModel):
-        out: dict[str, Any] = {}
-        for name, field in type(value).model_fields.items():
-            if field.exclude:
-                continue  # in-process only (e.g. a hit's text for the drill-down), never written
-            item = getattr(value, name)
-            if item is None:
-                if WRITE_NULL in field.metadata:
-                    out[name] = None
-                continue
-            if F32_FIELD in field.metadata and isinstance(item, float):
-                out[name] = Float32(item)
-            else:
-                out[name] = to_jsonable(item)
-        return out
+    pairs = written_members(value)
+    if pairs is not None:
+        return {name: to_jsonable(item) for name, item in pairs}
     if isinstance(value, dict):
         return {key: to_jsonable(item) for key, item in value.items()}
     if isinstance(value, list | tuple):
@@ -219,9 +242,44 @@ def to_jsonable(value: Any) -> Any:
     return value
 
 
+def render_pieces(evaluation: Evaluation, emit: Callable[[str], object]) -> None:
+    """The exact text of ``evaluation.json`` (no trailing newline), handed to ``emit`` piece by
+    piece, straight from the models: nothing of the whole document is built in memory."""
+    write_pretty(evaluation, emit, members=written_members)
+
+
 def render(evaluation: Evaluation) -> str:
     """The exact text of ``evaluation.json`` (no trailing newline)."""
-    return dumps_pretty(to_jsonable(evaluation))
+    pieces: list[str] = []
+    render_pieces(evaluation, pieces.append)
+    return "".join(pieces)
+
+
+class _Spool:
+    """Collects pieces of text and writes them to a binary file as UTF-8 in large blocks."""
+
+    BLOCK = 1 << 16
+
+    def __init__(self, handle: BinaryIO) -> None:
+        self.handle = handle
+        self.pieces: list[str] = []
+        self.size = 0
+
+    def emit(self, piece: str) -> None:
+        self.pieces.append(piece)
+        self.size += len(piece)
+        if self.size >= self.BLOCK:
+            self.flush()
+
+    def flush(self) -> None:
+        self.handle.write("".join(self.pieces).encode("utf-8"))
+        self.pieces.clear()
+        self.size = 0
+
+
+def write_evaluation(path: str | os.PathLike[str], evaluation: Evaluation) -> None:
+    """Write :func:`render`'s text to ``path`` as :func:`write_atomic` does, streamed."""
+    write_atomic(path, lambda emit: render_pieces(evaluation, emit))
 
 
 def _current_umask() -> int:
@@ -230,8 +288,11 @@ def _current_umask() -> int:
     return mask
 
 
-def write_atomic(path: str | os.PathLike[str], text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file and a rename.
+def write_atomic(
+    path: str | os.PathLike[str], text: str | Callable[[Callable[[str], object]], None]
+) -> None:
+    """Write ``text`` to ``path`` through a temporary file and a rename; ``text`` may be a
+    writer that hands its pieces to the ``emit`` it is given (see :func:`write_evaluation`).
 
     A file already at ``path`` survives any failure. The parent directory must exist.
     """
@@ -241,7 +302,12 @@ def write_atomic(path: str | os.PathLike[str], text: str) -> None:
         # mkstemp creates the file 0600; the artifact gets the mode an ordinary file would.
         os.fchmod(fd, 0o666 & ~_current_umask())
         with os.fdopen(fd, "wb") as handle:  # bytes: no newline translation on any platform
-            handle.write(text.encode("utf-8"))
+            if isinstance(text, str):
+                handle.write(text.encode("utf-8"))
+            else:
+                spool = _Spool(handle)
+                text(spool.emit)
+                spool.flush()
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(temp, target)

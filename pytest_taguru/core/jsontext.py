@@ -7,10 +7,10 @@ Reading is :mod:`pytest_taguru.core.serde`'s. Specification: ``evaluate-run.md``
 ``thresholds-and-compare.md`` Appendix N.
 """
 
-import json
 import math
 import struct
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from json.encoder import encode_basestring
 from typing import Any
 
 import numpy
@@ -129,7 +129,8 @@ def format_plain_f32(value: float) -> str:
     return _plain_text(value, f32_digits)
 
 
-def _scalar(value: Any) -> str:
+def scalar_text(value: Any) -> str:
+    """The JSON text of a value that is neither an object nor an array."""
     if value is None:
         return "null"
     if value is True:
@@ -143,40 +144,58 @@ def _scalar(value: Any) -> str:
     if isinstance(value, int):
         return str(value)
     if isinstance(value, str):
-        return json.dumps(value, ensure_ascii=False)
+        return encode_basestring(value)  # json.dumps(value, ensure_ascii=False), without its setup
     raise TypeError(f"cannot write {type(value).__name__} as JSON")
 
 
-def _pretty(value: Any, pad: str, out: list[str]) -> None:
-    inner = pad + "  "
-    if isinstance(value, dict):
+Members = Callable[[Any], "Sequence[tuple[str, Any]] | None"]
+"""The key/value pairs of a value written as an object that is not a ``dict`` (a model), or
+``None`` when the value is not one."""
+
+
+def _no_members(value: Any) -> None:
+    return None
+
+
+def write_pretty(
+    value: Any, emit: Callable[[str], object], pad: str = "", members: Members = _no_members
+) -> None:
+    """serde_json's ``to_string_pretty`` of ``value``, handed to ``emit`` piece by piece (a
+    caller may write the pieces out as they come): two-space indent, raw UTF-8."""
+    if value is None or isinstance(value, str | int | float):
+        emit(scalar_text(value))
+        return
+    if isinstance(value, list | tuple):
         if not value:
-            out.append("{}")
+            emit("[]")
             return
-        out.append("{\n")
-        for index, (key, item) in enumerate(value.items()):
-            out.append(f"{inner}{json.dumps(key, ensure_ascii=False)}: ")
-            _pretty(item, inner, out)
-            out.append(",\n" if index < len(value) - 1 else "\n")
-        out.append(pad + "}")
-    elif isinstance(value, list | tuple):
-        if not value:
-            out.append("[]")
-            return
-        out.append("[\n")
+        inner = pad + "  "
+        emit("[\n" + inner)
         for index, item in enumerate(value):
-            out.append(inner)
-            _pretty(item, inner, out)
-            out.append(",\n" if index < len(value) - 1 else "\n")
-        out.append(pad + "]")
-    else:
-        out.append(_scalar(value))
+            if index:
+                emit(",\n" + inner)
+            write_pretty(item, emit, inner, members)
+        emit("\n" + pad + "]")
+        return
+    pairs = value.items() if isinstance(value, dict) else members(value)
+    if pairs is None:
+        raise TypeError(f"cannot write {type(value).__name__} as JSON")
+    if not pairs:
+        emit("{}")
+        return
+    inner = pad + "  "
+    separator = "{\n"
+    for key, item in pairs:
+        emit(f"{separator}{inner}{encode_basestring(key)}: ")
+        write_pretty(item, emit, inner, members)
+        separator = ",\n"
+    emit("\n" + pad + "}")
 
 
 def dumps_pretty(value: Any) -> str:
     """serde_json's ``to_string_pretty``: two-space indent, raw UTF-8, no trailing newline."""
     out: list[str] = []
-    _pretty(value, "", out)
+    write_pretty(value, out.append)
     return "".join(out)
 
 
@@ -184,10 +203,10 @@ def dumps_compact(value: Any) -> str:
     """serde_json's ``to_string``: no whitespace at all, raw UTF-8 (one JSONL line)."""
     if isinstance(value, dict):
         return "{" + ",".join(
-            f"{json.dumps(k, ensure_ascii=False)}:{dumps_compact(v)}" for k, v in value.items()
+            f"{encode_basestring(k)}:{dumps_compact(v)}" for k, v in value.items()
         ) + "}"
     if isinstance(value, list | tuple):
         return "[" + ",".join(dumps_compact(v) for v in value) + "]"
-    return _scalar(value)
+    return scalar_text(value)
 
 

@@ -14,7 +14,12 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, TextIO
 
 from pytest_taguru.artifact.case import CaseBlock, load_case_block
-from pytest_taguru.artifact.evaluation import Evaluation, probe_writable, render, write_atomic
+from pytest_taguru.artifact.evaluation import (
+    Evaluation,
+    probe_writable,
+    write_atomic,
+    write_evaluation,
+)
 from pytest_taguru.core.textfile import os_error_text
 from pytest_taguru.errors import (
     ConfigFileError,
@@ -262,7 +267,7 @@ class RunController:
             evaluation = evaluation.model_copy(update={"thresholds": gate.to_block()})
         if path is not None:
             try:
-                write_atomic(path, render(evaluation))
+                write_evaluation(path, evaluation)
             except OSError as error:
                 raise RunError(f"writing {path}: {os_error_text(error)}") from error
         lines = summary_lines(
