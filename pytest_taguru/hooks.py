@@ -118,12 +118,16 @@ class TaguruController:
     def pytest_runtest_logstart(self, nodeid: str, location: tuple[str, int, str]) -> None:
         self._count_gate_results()
 
+    @pytest.hookimpl(trylast=True)
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if getattr(report, GATE_REPORT_ATTRIBUTE, False):
             return
         block_json = getattr(report, "taguru_case", None)
         if block_json is not None:
             self.controller.record_case(block_json)
+            # pytest keeps every report to the end (terminal summary, JUnit): the block is
+            # kept once, by the controller; the other plugins have seen the report (trylast).
+            del report.taguru_case
             self.eval_nodeid = self.eval_nodeid or getattr(report, "taguru_file", None)
         calls = getattr(report, "taguru_calls", None)
         if calls is not None:

@@ -7,6 +7,7 @@ Specification: ``evaluate-run.md`` §7.4, §7.5.
 
 import json
 import math
+from collections.abc import Iterator, Mapping
 from typing import Annotated, Any, Literal
 
 from pydantic import Field, model_validator
@@ -290,6 +291,11 @@ class CaseBlock(ArtifactModel):
     (``--taguru-retries``); absent when none was."""
 
 
+_TRANSPORT = json.JSONEncoder(ensure_ascii=False, allow_nan=True)
+_CASE_ID_AT = len('{"case_id": ')
+"""Where the case id's string starts in the transport text (``case_id`` is the first field)."""
+
+
 def dump_case_block(block: CaseBlock) -> str:
     """A case block as lossless JSON text, for its trip from a worker to the controller.
 
@@ -297,9 +303,34 @@ def dump_case_block(block: CaseBlock) -> str:
     only as NaN. Here every float keeps its exact value, infinities (``Infinity``) and negative
     zero included; ``None`` fields are left out (each defaults to ``None`` on read).
     """
-    return json.dumps(block.model_dump(exclude_none=True), ensure_ascii=False, allow_nan=True)
+    return _TRANSPORT.encode(block.model_dump(exclude_none=True))
 
 
 def load_case_block(text: str) -> CaseBlock:
     """The case block of :func:`dump_case_block` text, exactly as it was built."""
     return CaseBlock.model_validate(json.loads(text))
+
+
+class ReceivedBlocks(Mapping[str, CaseBlock]):
+    """The case blocks a controller received, by case id: kept as their transport text (a
+    small fraction of the models' memory) and decoded each time one is read."""
+
+    def __init__(self) -> None:
+        self._texts: dict[str, str] = {}
+
+    def add(self, text: str) -> None:
+        """Keep one :func:`dump_case_block` text (a case sent again replaces its block)."""
+        case_id, _ = json.JSONDecoder().raw_decode(text, _CASE_ID_AT)
+        self._texts[case_id] = text
+
+    def __getitem__(self, case_id: str) -> CaseBlock:
+        return load_case_block(self._texts[case_id])
+
+    def __contains__(self, case_id: object) -> bool:
+        return case_id in self._texts
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._texts)
+
+    def __len__(self) -> int:
+        return len(self._texts)

@@ -103,9 +103,33 @@ class JsonObject(dict[str, Any]):
 _POW10 = [float(f"1e{k}") for k in range(309)]
 
 
+_EXACT_SIGNIFICAND_DIGITS = 15
+"""Any integer of this many digits is exact as a double (below 2**53)."""
+_EXACT_POWER_OF_TEN = 22
+"""The largest power of ten that is exact as a double."""
+_SHORT_NUMBER = re.compile(r"-?0*([0-9]*)(?:\.([0-9]*))?")
+
+
 def parse_serde_float(text: str) -> float:
     """serde_json's default (not correctly rounded) float parser, bit for bit; a number past
-    the f64 range raises ``ValueError``."""
+    the f64 range raises ``ValueError``.
+
+    serde multiplies or divides the exact significand by an exact power of ten: one rounding,
+    the correctly rounded value Python's ``float`` gives, whenever the significand has at most
+    15 digits and the power is at most 10**22 (a score, a latency). Other numbers take the
+    step-by-step path.
+    """
+    short = _SHORT_NUMBER.fullmatch(text)
+    if short is not None:
+        whole, fraction = short.group(1), short.group(2) or ""
+        if len(fraction) <= _EXACT_POWER_OF_TEN and (
+            len((whole + fraction).lstrip("0")) <= _EXACT_SIGNIFICAND_DIGITS
+        ):
+            return float(text)
+    return _parse_serde_float_stepwise(text)
+
+
+def _parse_serde_float_stepwise(text: str) -> float:
     negative = text.startswith("-")
     body = text[1:] if negative else text
     mantissa, _, exp_text = body.replace("E", "e").partition("e")
@@ -251,16 +275,24 @@ def _nesting_probe(text: str, at: int) -> str:
     return text[:at] + "[]" + "".join(reversed(closers))
 
 
+_DECODERS = {
+    exact: json.JSONDecoder(
+        parse_float=parse_serde_float,
+        parse_int=_exact_integer if exact else parse_int,
+        parse_constant=_refuse_constant,
+        object_pairs_hook=JsonObject,
+    )
+    for exact in (False, True)
+}
+"""Python's parser with the rule's number hooks, made once (``json.loads`` makes one a call)."""
+
+
 def _parse(text: str, *, exact_wide_integers: bool) -> Any:
     """Python's parser with the rule's number hooks; refusals as :class:`SerdeError`."""
     try:
-        return json.loads(
-            text,
-            parse_float=parse_serde_float,
-            parse_int=_exact_integer if exact_wide_integers else parse_int,
-            parse_constant=_refuse_constant,
-            object_pairs_hook=JsonObject,
-        )
+        if text.startswith("\ufeff"):  # json.loads' own refusal of a byte-order mark
+            return json.loads(text)
+        return _DECODERS[exact_wide_integers].decode(text)
     except json.JSONDecodeError as error:
         raise SerdeError(syntax_wording(error)) from None
     except _Constant as constant:

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, TextIO
 
-from pytest_taguru.artifact.case import CaseBlock, load_case_block
+from pytest_taguru.artifact.case import ReceivedBlocks
 from pytest_taguru.artifact.evaluation import (
     Evaluation,
     probe_writable,
@@ -118,7 +118,7 @@ class RunController:
     environ: Mapping[str, str] = field(default_factory=lambda: os.environ)
     server: "ReferenceServer | None" = None
     preflight: PreflightFacts | None = None
-    blocks: dict[str, CaseBlock] = field(default_factory=dict)
+    blocks: ReceivedBlocks = field(default_factory=ReceivedBlocks)
     regressions: int = 0
     other_failures: int = 0
     outcome: Outcome | None = None
@@ -221,9 +221,8 @@ class RunController:
     # --- during the run ----------------------------------------------------------------------
 
     def record_case(self, block_json: str) -> None:
-        """Keep a case block sent by ``CaseRunner.block_json`` (from any process)."""
-        block = load_case_block(block_json)
-        self.blocks[block.case_id] = block
+        """Keep a case block sent by ``CaseRunner.block_json`` (from any process), as sent."""
+        self.blocks.add(block_json)
 
     def record_failure(self, *, regression: bool) -> None:
         if regression:

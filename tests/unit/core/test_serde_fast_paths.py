@@ -1,0 +1,108 @@
+"""The reader's shortcuts read exactly what its step-by-step rules read: a short float through
+Python's ``float``, and the parser made once rather than per document."""
+
+import json
+import struct
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pytest_taguru.core import serde
+from pytest_taguru.core.serde import JsonObject, SerdeError, parse_serde_float, read_json
+
+digits = st.text(st.sampled_from("0123456789"), min_size=1, max_size=30)
+
+
+@st.composite
+def number_texts(draw: st.DrawFn) -> str:
+    """JSON number tokens of every shape: sign, leading zeros, long fractions, exponents."""
+    whole = draw(st.sampled_from(["0", draw(digits).lstrip("0") or "0"]))
+    text = ("-" if draw(st.booleans()) else "") + whole
+    if draw(st.booleans()):
+        text += "." + draw(digits)
+    if draw(st.integers(0, 3)) == 0:
+        text += draw(st.sampled_from(["e", "E", "e+", "e-"])) + str(draw(st.integers(0, 330)))
+    return text
+
+
+def same_double(one: float, other: float) -> bool:
+    return struct.pack("<d", one) == struct.pack("<d", other)
+
+
+def stepwise(text: str) -> float | str:
+    try:
+        return serde._parse_serde_float_stepwise(text)
+    except ValueError as error:
+        return str(error)
+
+
+def shortcut(text: str) -> float | str:
+    try:
+        return parse_serde_float(text)
+    except ValueError as error:
+        return str(error)
+
+
+@settings(max_examples=2000)
+@given(number_texts())
+def test_short_floats_read_as_serde_reads_them(text: str) -> None:
+    fast, slow = shortcut(text), stepwise(text)
+    if isinstance(fast, str) or isinstance(slow, str):
+        assert fast == slow
+    else:
+        assert same_double(fast, slow)
+
+
+@given(st.floats(width=32, allow_nan=False, allow_infinity=False))
+def test_scores_as_servers_write_them(value: float) -> None:
+    for text in (repr(value), f"{value:.8g}", f"{value:.9g}"):
+        if "e" not in text and "inf" not in text:
+            assert same_double(parse_serde_float(text), serde._parse_serde_float_stepwise(text))
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**70), 2**70) | st.floats() | st.text(max_size=4),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner),
+    max_leaves=10,
+)
+
+
+def per_call_reader(text: str, exact: bool) -> Any:
+    """The reader as it was: a parser made for each document by ``json.loads``."""
+    return json.loads(
+        text,
+        parse_float=parse_serde_float,
+        parse_int=serde._exact_integer if exact else serde.parse_int,
+        parse_constant=serde._refuse_constant,
+        object_pairs_hook=JsonObject,
+    )
+
+
+def outcome(read: Any, text: str, exact: bool) -> Any:
+    try:
+        return ("value", read(text, exact))
+    except (SerdeError, json.JSONDecodeError, ValueError, serde._Constant) as error:
+        return ("refused", type(error).__name__)
+
+
+@settings(max_examples=500)
+@given(json_values, st.booleans(), st.sampled_from(["", " ", "x", "]", "\ufeff"]))
+def test_the_shared_parser_reads_what_a_fresh_one_reads(value: Any, exact: bool, junk: str) -> None:
+    text = json.dumps(value, allow_nan=True)
+    for document in (text, junk + text, text + junk):
+        fresh = outcome(per_call_reader, document, exact)
+        shared = outcome(lambda t, e: serde._parse(t, exact_wide_integers=e), document, exact)
+        if fresh[0] == "value" and shared[0] == "value":
+            assert repr(fresh[1]) == repr(shared[1])
+        else:
+            assert fresh[0] == shared[0] == "refused"
+
+
+def test_a_byte_order_mark_keeps_its_words() -> None:
+    try:
+        read_json("\ufeff{}")
+    except SerdeError as error:
+        assert str(error) == "expected value at line 1 column 1"
+    else:
+        raise AssertionError("a byte-order mark was read")
