@@ -18,6 +18,17 @@ from pytest_taguru.core.jsontext import WRITE_NULL
 from pytest_taguru.core.wire import F32, ContextPlan, HitLanes
 
 
+def _null_score(hit: dict[str, Any]) -> bool:
+    """Whether a hit read back holds a ``null`` score, its own or a lane's."""
+    if "score" in hit and hit["score"] is None:
+        return True
+    lanes = hit.get("lanes")
+    return isinstance(lanes, dict) and any(
+        isinstance(lane, dict) and "score" in lane and lane["score"] is None
+        for lane in lanes.values()
+    )
+
+
 class HitLocator(ArtifactModel):
     """A passage hit without its text: where it was and how it scored.
 
@@ -35,7 +46,7 @@ class HitLocator(ArtifactModel):
     @model_validator(mode="before")
     @classmethod
     def _null_scores_are_non_finite(cls, data: Any) -> Any:
-        if not isinstance(data, dict):
+        if not isinstance(data, dict) or not _null_score(data):
             return data
         read = dict(data)
         if "score" in read and read["score"] is None:

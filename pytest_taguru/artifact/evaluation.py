@@ -336,7 +336,9 @@ def parse_evaluation(text: str | bytes, *, origin: str = "evaluation.json") -> E
     ``1..=ARTIFACT_VERSION``."""
     try:
         data = read_json(
-            text if isinstance(text, str) else text.decode("utf-8"), exact_wide_integers=True
+            text if isinstance(text, str) else text.decode("utf-8"),
+            exact_wide_integers=True,
+            objects="last_wins",  # the lenient models read any object as a map
         )
     except (UnicodeDecodeError, SerdeError) as error:
         raise ArtifactError(f"{origin}: not JSON: {error}") from error

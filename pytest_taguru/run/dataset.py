@@ -20,7 +20,8 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from pytest_taguru.core.jsontext import format_plain_f32, to_f32
 from pytest_taguru.core.limits import U8, U32, U64
-from pytest_taguru.core.serde import SerdeError, int_to_f32, read_json
+from pytest_taguru.core.serde import SerdeError, read_json
+from pytest_taguru.core.serde_numbers import int_to_f32
 from pytest_taguru.core.suggest import BOM, bom_hint
 from pytest_taguru.core.text import trim
 from pytest_taguru.core.textfile import UnreadableFile, read_utf8, split_lines

@@ -5,11 +5,13 @@ import json
 import struct
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pytest_taguru.core import serde
-from pytest_taguru.core.serde import JsonObject, SerdeError, parse_serde_float, read_json
+from pytest_taguru.core import serde, serde_numbers
+from pytest_taguru.core.serde import JsonObject, SerdeError, read_json
+from pytest_taguru.core.serde_numbers import parse_serde_float
 
 digits = st.text(st.sampled_from("0123456789"), min_size=1, max_size=30)
 
@@ -32,7 +34,7 @@ def same_double(one: float, other: float) -> bool:
 
 def stepwise(text: str) -> float | str:
     try:
-        return serde._parse_serde_float_stepwise(text)
+        return serde_numbers._parse_serde_float_stepwise(text)
     except ValueError as error:
         return str(error)
 
@@ -58,7 +60,9 @@ def test_short_floats_read_as_serde_reads_them(text: str) -> None:
 def test_scores_as_servers_write_them(value: float) -> None:
     for text in (repr(value), f"{value:.8g}", f"{value:.9g}"):
         if "e" not in text and "inf" not in text:
-            assert same_double(parse_serde_float(text), serde._parse_serde_float_stepwise(text))
+            assert same_double(
+                parse_serde_float(text), serde_numbers._parse_serde_float_stepwise(text)
+            )
 
 
 json_values = st.recursive(
@@ -73,7 +77,7 @@ def per_call_reader(text: str, exact: bool) -> Any:
     return json.loads(
         text,
         parse_float=parse_serde_float,
-        parse_int=serde._exact_integer if exact else serde.parse_int,
+        parse_int=serde_numbers.exact_integer if exact else serde_numbers.parse_int,
         parse_constant=serde._refuse_constant,
         object_pairs_hook=JsonObject,
     )
@@ -106,3 +110,102 @@ def test_a_byte_order_mark_keeps_its_words() -> None:
         assert str(error) == "expected value at line 1 column 1"
     else:
         raise AssertionError("a byte-order mark was read")
+
+
+# --- plain objects: read as the full rule reads, refused as it refuses -------------------------
+
+keys = st.sampled_from(["a", "b", "c", '\\"q', "[", "{", "x\\\\"])
+leaves = st.one_of(
+    st.sampled_from(
+        [
+            "null",
+            "true",
+            "-0",
+            "0",
+            "1.5",
+            "0.09090909090909091",
+            "1e400",
+            "NaN",
+            "18446744073709551616",
+            '"[{"',
+            '"\\\\"',
+            '"\\ud800"',
+            '"\\""',
+            "-Infinity",
+        ]
+    ),
+    st.integers(-(2**65), 2**65).map(str),
+)
+
+
+@st.composite
+def json_texts(draw: st.DrawFn, depth: int = 0) -> str:
+    """Texts near JSON: nested arrays and objects (repeated keys, deep nesting), odd leaves,
+    and now and then a syntax error."""
+    kind = draw(st.integers(0, 3 if depth < 200 else 0))
+    if kind == 0:
+        return draw(leaves)
+    if kind == 1:  # a chain, now and then around the nesting limit
+        levels = draw(st.sampled_from([1, 1, 1, 1, 60, 126, 127, 128]))
+        inner = draw(json_texts(depth + levels)) if draw(st.integers(0, 5)) else ""
+        if draw(st.booleans()):
+            return "[" * levels + inner + "]" * levels
+        return '{"k":' * levels + (inner or "0") + "}" * levels
+    if kind == 2:
+        items = draw(st.lists(json_texts(depth + 5), max_size=3))
+        return "[" + ",".join(items) + "]"
+    members = draw(st.lists(st.tuples(keys, json_texts(depth + 5)), max_size=3))
+    return "{" + ",".join(f'"{k}":{v}' for k, v in members) + "}"
+
+
+def read(text: str, **options: Any) -> tuple[str, Any]:
+    try:
+        return ("value", read_json(text, **options))
+    except SerdeError as error:
+        return ("refused", str(error))
+
+
+def plain(value: Any) -> Any:
+    """A document as data: objects as lists of their (last) items, floats by their bits."""
+    if isinstance(value, dict):
+        return [(key, plain(item)) for key, item in value.items()]
+    if isinstance(value, list):
+        return [plain(item) for item in value]
+    if isinstance(value, float):
+        return ("float", struct.pack("<d", value))
+    return value
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    json_texts(),
+    st.sampled_from(["", " ", ",", "]", "}", "x", "\ufeff"]),
+    st.booleans(),
+    st.booleans(),
+)
+def test_plain_objects_read_and_refuse_as_the_full_rule(
+    text: str, junk: str, exact: bool, check_strings: bool
+) -> None:
+    for document in (text, text + junk, junk + text):
+        full = read(document, exact_wide_integers=exact, check_strings=check_strings)
+        for objects in ("last_wins", "pairs_if_repeated"):
+            quick = read(
+                document, exact_wide_integers=exact, check_strings=check_strings, objects=objects
+            )
+            assert quick[0] == full[0]
+            if full[0] == "refused":
+                assert quick == full
+            else:
+                assert plain(quick[1]) == plain(full[1])
+
+
+def test_a_repeated_key_keeps_its_pairs_where_asked() -> None:
+    document = read_json('{"a":1,"a":2}', objects="pairs_if_repeated")
+    assert isinstance(document, JsonObject) and document.repeated == {"a"}
+    assert read_json('{"a":1,"a":2}', objects="last_wins") == {"a": 2}
+
+
+def test_a_deep_document_is_refused_with_its_place() -> None:
+    text = "[" * 100_000 + "]" * 100_000
+    with pytest.raises(SerdeError, match="recursion limit exceeded at line 1 column 128"):
+        read_json(text, objects="last_wins")
