@@ -7,7 +7,6 @@ Specification: ``evaluate-run.md`` §7.4, §7.5.
 
 import json
 import math
-from collections.abc import Iterator, Mapping
 from typing import Annotated, Any, Literal
 
 from pydantic import Field, model_validator
@@ -322,26 +321,17 @@ def load_case_block(text: str) -> CaseBlock:
     return CaseBlock.model_validate(json.loads(text))
 
 
-class ReceivedBlocks(Mapping[str, CaseBlock]):
-    """The case blocks a controller received, by case id: kept as their transport text (a
-    small fraction of the models' memory) and decoded each time one is read."""
+def case_summary(block: CaseBlock) -> CaseBlock:
+    """The block without its hits and the search plan: everything the run-level numbers
+    (metrics, the summary, the gate) read, at a small part of the block's size."""
+    if not isinstance(block.passage, PassageSearched):
+        return block
+    passage = block.passage.model_copy(update={"hits": [], "plan": None})
+    return block.model_copy(update={"passage": passage})
 
-    def __init__(self) -> None:
-        self._texts: dict[str, str] = {}
 
-    def add(self, text: str) -> None:
-        """Keep one :func:`dump_case_block` text (a case sent again replaces its block)."""
-        case_id, _ = json.JSONDecoder().raw_decode(text, _CASE_ID_AT)
-        self._texts[case_id] = text
-
-    def __getitem__(self, case_id: str) -> CaseBlock:
-        return load_case_block(self._texts[case_id])
-
-    def __contains__(self, case_id: object) -> bool:
-        return case_id in self._texts
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._texts)
-
-    def __len__(self) -> int:
-        return len(self._texts)
+def case_id_of(text: str) -> str:
+    """The case id of a :func:`dump_case_block` text, read without reading the rest."""
+    case_id, _ = json.JSONDecoder().raw_decode(text, _CASE_ID_AT)
+    assert isinstance(case_id, str)
+    return case_id

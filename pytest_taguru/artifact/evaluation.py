@@ -12,7 +12,7 @@ Specification: ``evaluate-run.md`` §6.1, §7.
 import errno
 import os
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Annotated, Any, BinaryIO
 
@@ -21,7 +21,7 @@ from pydantic import BaseModel, Field, model_validator
 from pytest_taguru.artifact.assembly import BudgetInput
 from pytest_taguru.artifact.base import ArtifactModel
 from pytest_taguru.artifact.case import CaseBlock
-from pytest_taguru.core.jsontext import F32_FIELD, WRITE_NULL, Float32, write_pretty
+from pytest_taguru.core.jsontext import F32_FIELD, WRITE_NULL, Float32, Rendered, write_pretty
 from pytest_taguru.core.serde import SerdeError, read_json
 
 ARTIFACT_VERSION = 1
@@ -242,10 +242,45 @@ def to_jsonable(value: Any) -> Any:
     return value
 
 
-def render_pieces(evaluation: Evaluation, emit: Callable[[str], object]) -> None:
+CASE_PAD = "    "
+"""A case block's indentation in ``evaluation.json`` (an item of the top-level ``cases``)."""
+
+
+def case_text(block: CaseBlock) -> str:
+    """A case block's exact text in ``evaluation.json``, for its place in ``cases``."""
+    pieces: list[str] = []
+    write_pretty(block, pieces.append, CASE_PAD, written_members)
+    return "".join(pieces)
+
+
+def read_case_text(text: str) -> CaseBlock:
+    """A case block read back from :func:`case_text` as the artifact reader reads it (a
+    ``null`` score is NaN)."""
+    return CaseBlock.model_validate(
+        read_json(text, exact_wide_integers=True, objects="last_wins")
+    )
+
+
+def render_pieces(
+    evaluation: Evaluation, emit: Callable[[str], object], case_texts: Iterable[str] = ()
+) -> None:
     """The exact text of ``evaluation.json`` (no trailing newline), handed to ``emit`` piece by
-    piece, straight from the models: nothing of the whole document is built in memory."""
-    write_pretty(evaluation, emit, members=written_members)
+    piece, straight from the models: nothing of the whole document is built in memory.
+
+    ``case_texts``, when given, are the cases' :func:`case_text`, in order, written in place
+    of ``evaluation.cases`` (read one at a time, as they are written).
+    """
+    members = written_members
+    if case_texts != ():
+        texts = (Rendered(text) for text in case_texts)
+
+        def members(value: Any) -> list[tuple[str, Any]] | None:
+            pairs = written_members(value)
+            if value is not evaluation or pairs is None:
+                return pairs
+            return [(key, texts if key == "cases" else item) for key, item in pairs]
+
+    write_pretty(evaluation, emit, members=members)
 
 
 def render(evaluation: Evaluation) -> str:
@@ -277,9 +312,11 @@ class _Spool:
         self.size = 0
 
 
-def write_evaluation(path: str | os.PathLike[str], evaluation: Evaluation) -> None:
-    """Write :func:`render`'s text to ``path`` as :func:`write_atomic` does, streamed."""
-    write_atomic(path, lambda emit: render_pieces(evaluation, emit))
+def write_evaluation(
+    path: str | os.PathLike[str], evaluation: Evaluation, case_texts: Iterable[str] = ()
+) -> None:
+    """Write :func:`render_pieces`' text to ``path`` as :func:`write_atomic` does, streamed."""
+    write_atomic(path, lambda emit: render_pieces(evaluation, emit, case_texts))
 
 
 def _current_umask() -> int:

@@ -9,7 +9,7 @@ Reading is :mod:`pytest_taguru.core.serde`'s. Specification: ``evaluate-run.md``
 
 import math
 import struct
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from json.encoder import encode_basestring
 from typing import Any
 
@@ -157,28 +157,32 @@ def _no_members(value: Any) -> None:
     return None
 
 
+class Rendered(str):
+    """JSON text already written for the place it goes (its indentation), emitted as it is."""
+
+    __slots__ = ()
+
+
 def write_pretty(
     value: Any, emit: Callable[[str], object], pad: str = "", members: Members = _no_members
 ) -> None:
     """serde_json's ``to_string_pretty`` of ``value``, handed to ``emit`` piece by piece (a
-    caller may write the pieces out as they come): two-space indent, raw UTF-8."""
+    caller may write the pieces out as they come): two-space indent, raw UTF-8. An array may
+    be any iterator (its items are then read as they are written)."""
+    if isinstance(value, Rendered):
+        emit(value)
+        return
     if value is None or isinstance(value, str | int | float):
         emit(scalar_text(value))
         return
     if isinstance(value, list | tuple):
-        if not value:
-            emit("[]")
-            return
-        inner = pad + "  "
-        emit("[\n" + inner)
-        for index, item in enumerate(value):
-            if index:
-                emit(",\n" + inner)
-            write_pretty(item, emit, inner, members)
-        emit("\n" + pad + "]")
+        _write_array(value, emit, pad, members)
         return
     pairs = value.items() if isinstance(value, dict) else members(value)
     if pairs is None:
+        if isinstance(value, Iterator):
+            _write_array(value, emit, pad, members)
+            return
         raise TypeError(f"cannot write {type(value).__name__} as JSON")
     if not pairs:
         emit("{}")
@@ -190,6 +194,18 @@ def write_pretty(
         write_pretty(item, emit, inner, members)
         separator = ",\n"
     emit("\n" + pad + "}")
+
+
+def _write_array(
+    items: Iterable[Any], emit: Callable[[str], object], pad: str, members: Members
+) -> None:
+    inner = pad + "  "
+    opening = separator = "[\n" + inner
+    for item in items:
+        emit(separator)
+        write_pretty(item, emit, inner, members)
+        separator = ",\n" + inner
+    emit("[]" if separator is opening else "\n" + pad + "]")
 
 
 def dumps_pretty(value: Any) -> str:
