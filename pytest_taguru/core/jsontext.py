@@ -190,10 +190,20 @@ def write_pretty(
     inner = pad + "  "
     separator = "{\n"
     for key, item in pairs:
-        emit(f"{separator}{inner}{encode_basestring(key)}: ")
-        write_pretty(item, emit, inner, members)
+        head = f"{separator}{inner}{encode_basestring(key)}: "
+        if _is_scalar(item):  # one piece: most members are scalars
+            emit(head + scalar_text(item))
+        else:
+            emit(head)
+            write_pretty(item, emit, inner, members)
         separator = ",\n"
     emit("\n" + pad + "}")
+
+
+def _is_scalar(value: Any) -> bool:
+    return value is None or (
+        isinstance(value, str | int | float) and not isinstance(value, Rendered)
+    )
 
 
 def _write_array(
@@ -202,8 +212,11 @@ def _write_array(
     inner = pad + "  "
     opening = separator = "[\n" + inner
     for item in items:
-        emit(separator)
-        write_pretty(item, emit, inner, members)
+        if _is_scalar(item):
+            emit(separator + scalar_text(item))
+        else:
+            emit(separator)
+            write_pretty(item, emit, inner, members)
         separator = ",\n" + inner
     emit("[]" if separator is opening else "\n" + pad + "]")
 
@@ -218,11 +231,11 @@ def dumps_pretty(value: Any) -> str:
 def dumps_compact(value: Any) -> str:
     """serde_json's ``to_string``: no whitespace at all, raw UTF-8 (one JSONL line)."""
     if isinstance(value, dict):
-        return "{" + ",".join(
-            f"{encode_basestring(k)}:{dumps_compact(v)}" for k, v in value.items()
-        ) + "}"
+        return (
+            "{"
+            + ",".join(f"{encode_basestring(k)}:{dumps_compact(v)}" for k, v in value.items())
+            + "}"
+        )
     if isinstance(value, list | tuple):
         return "[" + ",".join(dumps_compact(v) for v in value) + "]"
     return scalar_text(value)
-
-

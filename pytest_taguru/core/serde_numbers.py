@@ -38,7 +38,34 @@ def parse_serde_float(text: str) -> float:
     return _parse_serde_float_stepwise(text)
 
 
+_NUMBER = re.compile(r"-?([0-9]+)(?:\.([0-9]+))?(?:[eE]([-+]?[0-9]+))?")
+_U64_DIGITS = 19
+"""Any integer of this many digits fits u64."""
+
+
 def _parse_serde_float_stepwise(text: str) -> float:
+    number = _NUMBER.fullmatch(text)
+    if number is not None:
+        whole, fraction, exp_text = number.group(1), number.group(2) or "", number.group(3)
+        digits = (whole + fraction).lstrip("0")
+        exp = (int(exp_text) if exp_text else 0) - len(fraction)
+        if len(digits) <= _U64_DIGITS and abs(exp) <= 308:
+            # Every digit fits the u64 significand: one step of the loop below.
+            result = _scaled(float(int(digits or "0")), exp)
+            return -result if text.startswith("-") else result
+    return _parse_serde_float_by_digits(text)
+
+
+def _scaled(significand: float, exp: int) -> float:
+    if exp >= 0:
+        result = significand * _POW10[exp]
+        if math.isinf(result):
+            raise ValueError("number out of range")
+        return result
+    return significand / _POW10[-exp]
+
+
+def _parse_serde_float_by_digits(text: str) -> float:
     negative = text.startswith("-")
     body = text[1:] if negative else text
     mantissa, _, exp_text = body.replace("E", "e").partition("e")

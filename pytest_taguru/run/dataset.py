@@ -160,6 +160,7 @@ class _LineError(Exception):
 
 _CASE_KEYS = tuple(name for name in EvalCase.model_fields if name != "line")
 _CASE_KEY_SET = frozenset(_CASE_KEYS)
+_NO_OPTIONS = CaseOptions()
 _CORE_KEYS = ("case_id", "query", "cues", "expected_sources", "expected_concepts", "options")
 _OPTION_EXTENSION_KEYS = ("floor", "tags", "since", "until")
 
@@ -246,7 +247,25 @@ def _read_case(value: Any, line: int, case_ids: set[str]) -> EvalCase:
     _check_associations(case.expected_associations, tag)
     _check_citations(case.expected_citations, tag)
     _check_floor(case.options.floor, tag)
+    for model in (case, *case.expected_sources):
+        _share_fields_set(model)
     return case
+
+
+_FIELDS_SETS: dict[frozenset[str], set[str]] = {}
+
+
+def _share_fields_set(model: BaseModel) -> None:
+    """Give ``model`` the one set of given keys that every model with the same keys shares.
+
+    pydantic makes a set per model (several hundred bytes, the most of a small case at
+    100,000 cases) and changes one only by assignment, which frozen models refuse, or on a
+    copy (``model_copy``), so sharing is safe.
+    """
+    given = model.__pydantic_fields_set__
+    object.__setattr__(
+        model, "__pydantic_fields_set__", _FIELDS_SETS.setdefault(frozenset(given), given)
+    )
 
 
 def _decode_whole(value: Any, line: int) -> EvalCase | None:
@@ -255,8 +274,10 @@ def _decode_whole(value: Any, line: int) -> EvalCase | None:
     if not isinstance(value, dict) or not value.keys() <= _CASE_KEY_SET:  # "line" is no key
         return None
     data = _without_nulls(value, EvalCase)
-    options = value.get("options")
-    if isinstance(options, dict):
+    options = value.get("options", _NO_OPTIONS)
+    if options is _NO_OPTIONS:
+        data["options"] = _NO_OPTIONS  # frozen: one instance serves every case without options
+    elif isinstance(options, dict):
         try:
             floor = _decode_floor(options.get("floor"), "")
         except _LineError:

@@ -34,7 +34,7 @@ def same_double(one: float, other: float) -> bool:
 
 def stepwise(text: str) -> float | str:
     try:
-        return serde_numbers._parse_serde_float_stepwise(text)
+        return serde_numbers._parse_serde_float_by_digits(text)
     except ValueError as error:
         return str(error)
 
@@ -61,7 +61,7 @@ def test_scores_as_servers_write_them(value: float) -> None:
     for text in (repr(value), f"{value:.8g}", f"{value:.9g}"):
         if "e" not in text and "inf" not in text:
             assert same_double(
-                parse_serde_float(text), serde_numbers._parse_serde_float_stepwise(text)
+                parse_serde_float(text), serde_numbers._parse_serde_float_by_digits(text)
             )
 
 
