@@ -265,14 +265,17 @@ def _read_plainly(text: str, exact_wide_integers: bool, objects: Objects) -> Any
     ``dict``s), or ``_UNREAD`` when anything is off: too deep, a refusal, a repeated key that
     ``objects`` must see. The full reading then says what is wrong, in serde's words; a
     document that reads here reads there to the same values."""
-    members, depth = structure(text)
-    if depth > NESTING_LIMIT:
-        return _UNREAD
+    # Too few brackets cannot nest too deep (a short line): no scan, unless members count.
+    members = None
+    if objects == "pairs_if_repeated" or text.count("[") + text.count("{") > NESTING_LIMIT:
+        members, depth = structure(text)
+        if depth > NESTING_LIMIT:
+            return _UNREAD
     try:
         document = _PLAIN_DECODERS[exact_wide_integers].decode(text)
     except (ValueError, _Constant):  # a syntax error, an overflowing number
         return _UNREAD
-    if objects == "pairs_if_repeated" and distinct_keys(document) != members:
+    if members is not None and distinct_keys(document) != members and objects != "last_wins":
         return _UNREAD
     return document
 

@@ -213,7 +213,7 @@ def _parse_json(line: str) -> Any:
     """One JSON value read by the one reading rule (``core/serde``), integers past u64 kept
     exact so that their field's range error can name them."""
     try:
-        return read_json(line, exact_wide_integers=True)
+        return read_json(line, exact_wide_integers=True, objects="last_wins")
     except SerdeError as error:
         raise _LineError(f"not JSON: {error}") from None
 
