@@ -302,6 +302,7 @@ class CaseBlock(ArtifactModel):
 
 
 _TRANSPORT = json.JSONEncoder(ensure_ascii=False, allow_nan=True)
+_DECODER = json.JSONDecoder()
 _CASE_ID_AT = len('{"case_id": ')
 """Where the case id's string starts in the transport text (``case_id`` is the first field)."""
 
@@ -332,6 +333,6 @@ def case_summary(block: CaseBlock) -> CaseBlock:
 
 def case_id_of(text: str) -> str:
     """The case id of a :func:`dump_case_block` text, read without reading the rest."""
-    case_id, _ = json.JSONDecoder().raw_decode(text, _CASE_ID_AT)
+    case_id, _ = _DECODER.raw_decode(text, _CASE_ID_AT)
     assert isinstance(case_id, str)
     return case_id

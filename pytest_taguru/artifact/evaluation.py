@@ -218,8 +218,9 @@ def written_members(value: Any) -> list[tuple[str, Any]] | None:
     if not isinstance(value, BaseModel):
         return None
     pairs: list[tuple[str, Any]] = []
+    fields = value.__dict__
     for name, is_f32, writes_null in _field_plan(type(value)):
-        item = getattr(value, name)
+        item = fields[name]
         if item is None:
             if writes_null:
                 pairs.append((name, None))

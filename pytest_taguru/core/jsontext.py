@@ -7,6 +7,7 @@ Reading is :mod:`pytest_taguru.core.serde`'s. Specification: ``evaluate-run.md``
 ``thresholds-and-compare.md`` Appendix N.
 """
 
+import functools
 import math
 import struct
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -95,6 +96,12 @@ def format_f32(value: float) -> str:
         return "null"
     if value == 0.0:
         return "-0.0" if math.copysign(1.0, value) < 0 else "0.0"
+    return _nonzero_f32_text(value)
+
+
+@functools.lru_cache(maxsize=4096)
+def _nonzero_f32_text(value: float) -> str:
+    """Remembered: a hit's score comes again as its lane's score, and common values recur."""
     digits, exponent = f32_digits(value)
     return _render(value < 0, digits, exponent, -6, 12)
 
@@ -191,7 +198,7 @@ def write_pretty(
     separator = "{\n"
     for key, item in pairs:
         head = f"{separator}{inner}{encode_basestring(key)}: "
-        if _is_scalar(item):  # one piece: most members are scalars
+        if item is None or type(item) in _SCALARS:  # one piece: most members are scalars
             emit(head + scalar_text(item))
         else:
             emit(head)
@@ -200,10 +207,8 @@ def write_pretty(
     emit("\n" + pad + "}")
 
 
-def _is_scalar(value: Any) -> bool:
-    return value is None or (
-        isinstance(value, str | int | float) and not isinstance(value, Rendered)
-    )
+_SCALARS = frozenset({str, int, float, bool, Float32})
+"""The types written as scalars, by exact type (a quick test before the general one)."""
 
 
 def _write_array(
@@ -212,7 +217,7 @@ def _write_array(
     inner = pad + "  "
     opening = separator = "[\n" + inner
     for item in items:
-        if _is_scalar(item):
+        if item is None or type(item) in _SCALARS:
             emit(separator + scalar_text(item))
         else:
             emit(separator)
