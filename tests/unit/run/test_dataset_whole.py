@@ -137,8 +137,8 @@ def same_case(one: EvalCase, other: EvalCase) -> bool:
 @settings(max_examples=600, deadline=None)
 @given(case_lines(), st.sampled_from([set(), {"a"}, {"b", " a"}]))
 def test_whole_and_stepwise_decoding_agree(value: Any, seen: set[str]) -> None:
-    # Through the JSON reader, as the loader reads a line (objects are JsonObjects).
-    value = read_json(json.dumps(value), exact_wide_integers=True)
+    # Through the JSON reader, as the loader reads a line.
+    value = read_json(json.dumps(value), exact_wide_integers=True, objects="last_wins")
     stepwise = stepwise_or_error(value, set(seen))
     whole = whole_or_error(value, set(seen))
     if isinstance(stepwise, str) or isinstance(whole, str):
