@@ -258,6 +258,10 @@ def read_json(
 
 
 _UNREAD = object()
+_INTEGER_HOOK_NEEDED = re.compile(r"-0(?![0-9.eE])|[0-9]{19}")
+"""A ``-0``, or a literal that may not fit i64/u64 (strings searched too: only ever a detour);
+without either, Python reads every integer as serde does."""
+_NATIVE_INTEGERS = json.JSONDecoder(parse_float=parse_serde_float, parse_constant=_refuse_constant)
 
 
 def _read_plainly(text: str, exact_wide_integers: bool, objects: Objects) -> Any:
@@ -271,8 +275,13 @@ def _read_plainly(text: str, exact_wide_integers: bool, objects: Objects) -> Any
         members, depth = structure(text)
         if depth > NESTING_LIMIT:
             return _UNREAD
+    decoder = (
+        _PLAIN_DECODERS[exact_wide_integers]
+        if _INTEGER_HOOK_NEEDED.search(text)
+        else _NATIVE_INTEGERS
+    )
     try:
-        document = _PLAIN_DECODERS[exact_wide_integers].decode(text)
+        document = decoder.decode(text)
     except (ValueError, _Constant):  # a syntax error, an overflowing number
         return _UNREAD
     if members is not None and distinct_keys(document) != members and objects != "last_wins":

@@ -18,6 +18,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
+from pytest_taguru.core.bulk import collector_paused, share_fields_set
 from pytest_taguru.core.jsontext import format_plain_f32, to_f32
 from pytest_taguru.core.limits import U8, U32, U64
 from pytest_taguru.core.serde import SerdeError, read_json
@@ -171,6 +172,16 @@ def load_eval_set(path: str) -> EvalSet:
         text = read_utf8(path)
     except UnreadableFile as error:
         raise UsageError(f"cannot read {path}: {error.reason}") from None
+    with collector_paused():
+        header, cases = _read_lines(path, text)
+    if header is None:
+        raise UsageError(f"{path}: empty file: expected a taguru_eval header line")
+    if not cases:
+        raise UsageError(f"{path}: no cases: expected at least one case line after the header")
+    return EvalSet(path=path, header=header, cases=cases)
+
+
+def _read_lines(path: str, text: str) -> tuple[EvalHeader | None, list[EvalCase]]:
     header: EvalHeader | None = None
     cases: list[EvalCase] = []
     case_ids: set[str] = set()
@@ -189,11 +200,7 @@ def load_eval_set(path: str) -> EvalSet:
             if raw_line.startswith(BOM):  # taguru keeps the mark, so line 1 is not JSON
                 refusal.hints.append(bom_hint(path))
             raise refusal from None
-    if header is None:
-        raise UsageError(f"{path}: empty file: expected a taguru_eval header line")
-    if not cases:
-        raise UsageError(f"{path}: no cases: expected at least one case line after the header")
-    return EvalSet(path=path, header=header, cases=cases)
+    return header, cases
 
 
 def check_limits(eval_set: EvalSet) -> None:
@@ -248,24 +255,8 @@ def _read_case(value: Any, line: int, case_ids: set[str]) -> EvalCase:
     _check_citations(case.expected_citations, tag)
     _check_floor(case.options.floor, tag)
     for model in (case, *case.expected_sources):
-        _share_fields_set(model)
+        share_fields_set(model)
     return case
-
-
-_FIELDS_SETS: dict[frozenset[str], set[str]] = {}
-
-
-def _share_fields_set(model: BaseModel) -> None:
-    """Give ``model`` the one set of given keys that every model with the same keys shares.
-
-    pydantic makes a set per model (several hundred bytes, the most of a small case at
-    100,000 cases) and changes one only by assignment, which frozen models refuse, or on a
-    copy (``model_copy``), so sharing is safe.
-    """
-    given = model.__pydantic_fields_set__
-    object.__setattr__(
-        model, "__pydantic_fields_set__", _FIELDS_SETS.setdefault(frozenset(given), given)
-    )
 
 
 def _decode_whole(value: Any, line: int) -> EvalCase | None:
