@@ -246,7 +246,7 @@ def read_run(text: str, path: str) -> LoadedRun:
     """
     try:
         # A skipped, unknown field may hold a lone surrogate: only the strings read are checked.
-        document = read_json(text, check_strings=False)
+        document = read_json(text, check_strings=False, objects="pairs_if_repeated")
         view = EvaluationView.model_validate(document)
     except ValidationError as error:
         raise RunReadError(f"{path}: malformed evaluation.json: {serde_message(error)}") from None

@@ -11,7 +11,8 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from pytest_taguru.artifact.case import CaseBlock, dump_case_block
+from pytest_taguru.artifact.case import CaseBlock, case_summary, dump_case_block
+from pytest_taguru.artifact.evaluation import case_text
 from pytest_taguru.gate.results import first_of, violation_line
 from pytest_taguru.gate.thresholds import Thresholds, case_violations
 from pytest_taguru.report.drilldown import DrilldownFacts, render_drilldown
@@ -22,6 +23,7 @@ from pytest_taguru.run.dead_server import CallTally
 from pytest_taguru.run.exchange import CallFailed
 from pytest_taguru.run.lanes.assembly import RunShape, run_case_lanes
 from pytest_taguru.run.lanes.request_bodies import citation_body
+from pytest_taguru.run.received import CaseTexts
 from pytest_taguru.run.recording.store import Recording, recording_for
 from pytest_taguru.run.recording.tapes import Tape
 from pytest_taguru.run.settings import Settings
@@ -120,9 +122,10 @@ class CaseRunner:
         return ", ".join(f"{name} {value:.3f}" for name, value in scalar_scores(block))
 
     @staticmethod
-    def block_json(block: CaseBlock) -> str:
-        """The case block as it travels to the controller (``artifact.dump_case_block``)."""
-        return dump_case_block(block)
+    def transport(block: CaseBlock) -> CaseTexts:
+        """The case block as it travels to the controller (``run.received``): its summary
+        and its text in the artifact, rendered here, where it ran."""
+        return CaseTexts(dump_case_block(case_summary(block)), case_text(block))
 
     def finish_case(self, case: EvalCase, block: CaseBlock) -> None:
         """The verdict of a case whose lanes ran: ``UnrecordedRequests`` when a replay could

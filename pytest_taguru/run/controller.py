@@ -13,8 +13,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, TextIO
 
-from pytest_taguru.artifact.case import CaseBlock, load_case_block
-from pytest_taguru.artifact.evaluation import Evaluation, probe_writable, render, write_atomic
+from pytest_taguru.artifact.evaluation import (
+    Evaluation,
+    probe_writable,
+    write_atomic,
+    write_evaluation,
+)
 from pytest_taguru.core.textfile import os_error_text
 from pytest_taguru.errors import (
     ConfigFileError,
@@ -36,9 +40,10 @@ from pytest_taguru.report.summary import REPORT_ONLY_NOTICE, summary_lines
 from pytest_taguru.run.client import TaguruClient, client_for
 from pytest_taguru.run.dataset import EvalSet
 from pytest_taguru.run.dead_server import RunStop
-from pytest_taguru.run.finish import build_evaluation, ordered_blocks, partial_run_warning
+from pytest_taguru.run.finish import build_evaluation, partial_run_warning, ran_in_order
 from pytest_taguru.run.partial import PartialRunPolicy, RunCoverage, session_failure
 from pytest_taguru.run.preflight import PreflightFacts, reread_context, run_preflight
+from pytest_taguru.run.received import CaseTexts, ReceivedBlocks
 from pytest_taguru.run.recording.store import Recording, recording_for
 from pytest_taguru.run.recording.tapes import Tape
 from pytest_taguru.run.settings import Settings
@@ -116,7 +121,7 @@ class RunController:
     environ: Mapping[str, str] = field(default_factory=lambda: os.environ)
     server: "ReferenceServer | None" = None
     preflight: PreflightFacts | None = None
-    blocks: dict[str, CaseBlock] = field(default_factory=dict)
+    blocks: ReceivedBlocks = field(default_factory=ReceivedBlocks)
     regressions: int = 0
     other_failures: int = 0
     outcome: Outcome | None = None
@@ -225,16 +230,16 @@ class RunController:
                 raise RunError(f"writing {path}: {os_error_text(error)}") from error
 
     def stop(self) -> None:
+        self.blocks.close()
         if self.server is not None:
             self.server.stop()
             self.server = None
 
     # --- during the run ----------------------------------------------------------------------
 
-    def record_case(self, block_json: str) -> None:
-        """Keep a case block sent by ``CaseRunner.block_json`` (from any process)."""
-        block = load_case_block(block_json)
-        self.blocks[block.case_id] = block
+    def record_case(self, case: CaseTexts) -> None:
+        """Keep a case sent by ``CaseRunner.transport`` (from any process), as sent."""
+        self.blocks.add(case)
 
     def record_failure(self, *, regression: bool) -> None:
         if regression:
@@ -269,7 +274,8 @@ class RunController:
         finally:
             client.close()
             self.recording.close(tape)
-        cases = ordered_blocks(self.eval_set, self.blocks)
+        ran = ran_in_order(self.eval_set, self.blocks)
+        cases = [self.blocks.summary(case_id) for case_id in ran]
         globs = None if self.slicing is None else self.slicing.definitions.globs
         evaluation = build_evaluation(
             self.settings, self.eval_set, cases, self.preflight, after, out=planned, slices=globs
@@ -282,7 +288,7 @@ class RunController:
         evaluation, slice_lines = judge_slices(self.slicing, evaluation, aggregate_skipped=skipped)
         if path is not None:
             try:
-                write_atomic(path, render(evaluation))
+                write_evaluation(path, evaluation, (self.blocks.text(case) for case in ran))
             except OSError as error:
                 raise RunError(f"writing {path}: {os_error_text(error)}") from error
         lines = summary_lines(
@@ -313,7 +319,8 @@ class RunController:
         self.gate_results = [source.judge(finished) for source in self.gate_sources]
         html = self.policy.output_path(self.settings.html, "html", coverage)
         if html is not None:
-            self._write_report(evaluation, planned, html, failing)
+            whole = evaluation.model_copy(update={"cases": [self.blocks[case] for case in ran]})
+            self._write_report(whole, planned, html, failing)
             lines.append(f"  wrote {html} (HTML report)")
 
     def session_notes(self, failing: str | None) -> tuple[str, ...]:

@@ -4,7 +4,7 @@ blocks that came back, and the context facts read before and after (``evaluate-r
 Pure apart from the clock (``generated_at`` is taken after the run, §9 item 23).
 """
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Container, Mapping, Sequence
 from datetime import UTC, datetime
 
 from pytest_taguru.artifact.case import CaseBlock
@@ -27,9 +27,9 @@ from pytest_taguru.score.slices import slice_cards
 from pytest_taguru.score.summary import run_summary
 
 
-def ordered_blocks(eval_set: EvalSet, blocks: Mapping[str, CaseBlock]) -> list[CaseBlock]:
-    """The blocks that came back, in dataset order (workers finish in any order)."""
-    return [blocks[case.case_id] for case in eval_set.cases if case.case_id in blocks]
+def ran_in_order(eval_set: EvalSet, received: Container[str]) -> list[str]:
+    """The case ids that came back, in dataset order (workers finish in any order)."""
+    return [case.case_id for case in eval_set.cases if case.case_id in received]
 
 
 def partial_run_warning(dataset_cases: int, ran_cases: int) -> str | None:
