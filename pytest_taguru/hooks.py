@@ -21,6 +21,7 @@ from pytest_taguru.gate_reports import GATE_REPORT_ATTRIBUTE, emit_gate_result
 from pytest_taguru.items import CaseItem, EvalFile
 from pytest_taguru.run.case_runner import RUNNER_KEY, CaseRegression, CaseRunner
 from pytest_taguru.run.controller import PYTEST_FAILED, PYTEST_NO_TESTS, PYTEST_OK, RunController
+from pytest_taguru.run.received import CaseTexts
 from pytest_taguru.run_order import RunOrder
 
 
@@ -61,7 +62,7 @@ class TaguruItems:
         report = yield
         if isinstance(item, CaseItem) and call.when == "call" and item.block is not None:
             # Plain attributes survive pytest-xdist's report serialization to the controller.
-            report.taguru_case = CaseRunner.block_json(item.block)
+            report.taguru_case, report.taguru_case_text = CaseRunner.transport(item.block)
             report.taguru_scores = CaseRunner.status_text(item.block)
             report.taguru_regression = call.excinfo is not None and isinstance(
                 call.excinfo.value, CaseRegression
@@ -141,12 +142,16 @@ class TaguruController:
     def pytest_runtest_logstart(self, nodeid: str, location: tuple[str, int, str]) -> None:
         self._count_gate_results()
 
+    @pytest.hookimpl(trylast=True)
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if getattr(report, GATE_REPORT_ATTRIBUTE, False):
             return
-        block_json = getattr(report, "taguru_case", None)
-        if block_json is not None:
-            self.controller.record_case(block_json)
+        summary = getattr(report, "taguru_case", None)
+        if summary is not None:
+            self.controller.record_case(CaseTexts(summary, report.taguru_case_text))
+            # pytest keeps every report to the end (terminal summary, JUnit): the block is
+            # kept once, by the controller; the other plugins have seen the report (trylast).
+            del report.taguru_case, report.taguru_case_text
             self.eval_nodeid = self.eval_nodeid or getattr(report, "taguru_file", None)
         calls = getattr(report, "taguru_calls", None)
         if calls is not None:

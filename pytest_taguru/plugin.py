@@ -91,7 +91,11 @@ def pytest_cmdline_main(config: pytest.Config) -> int | None:
     if getattr(config, "workerinput", None) is not None or not runs_tests(config):
         return None
     controller = run.RunController(
-        prepared.settings, prepared.eval_set, prepared.thresholds, prepared.startup_lines
+        prepared.settings,
+        prepared.eval_set,
+        prepared.thresholds,
+        prepared.startup_lines,
+        slicing=prepared.slicing,
     )
     config.add_cleanup(controller.stop)
     try:
@@ -144,6 +148,10 @@ def activate(config: pytest.Config, prepared: "PreparedRun") -> None:
     if workerinput is None:
         if controller is None:  # a session that only lists things: nothing was started
             controller = run.RunController(
-                settings, prepared.eval_set, prepared.thresholds, prepared.startup_lines
+                settings,
+                prepared.eval_set,
+                prepared.thresholds,
+                prepared.startup_lines,
+                slicing=prepared.slicing,
             )
         config.pluginmanager.register(TaguruController(config, controller), "taguru-controller")

@@ -50,7 +50,10 @@ class GateResult:
 @dataclass(frozen=True)
 class FinishedRun:
     """What a verdict source may judge: the artifact as written, the thresholds verdict (if a
-    thresholds file was given) and how much of the dataset ran."""
+    thresholds file was given) and how much of the dataset ran.
+
+    ``evaluation.cases`` are the cases' summaries (``artifact.case_summary``: no hits, no
+    search plan; every number the metrics read); the whole text is at ``artifact_path``."""
 
     evaluation: "Evaluation"
     coverage: "RunCoverage"

@@ -3,7 +3,10 @@
 Every pytest process (the controller of a plain run, or each pytest-xdist worker) holds one
 ``CaseRunner`` in ``config.stash[RUNNER_KEY]``. It owns the process's HTTP client and its
 prefetch window (``run.prefetch``: the next cases judged on threads while pytest runs the
-current item) and is the only place where a case's network I/O happens.
+current item) and is the only place where a case's network I/O happens; with
+``--taguru-record`` or ``--taguru-replay`` each case's calls (its lanes, then its drill-down)
+go on the case's own tape, closed when its item runs (``result``), so a case judged ahead but
+never reported leaves no recording.
 """
 
 from collections.abc import Hashable, Iterable
@@ -12,7 +15,8 @@ from typing import Protocol
 
 import pytest
 
-from pytest_taguru.artifact.case import CaseBlock, dump_case_block
+from pytest_taguru.artifact.case import CaseBlock, case_summary, dump_case_block
+from pytest_taguru.artifact.evaluation import case_text
 from pytest_taguru.gate.results import first_of, violation_line
 from pytest_taguru.gate.thresholds import Thresholds, case_violations
 from pytest_taguru.report.drilldown import DrilldownFacts, render_drilldown
@@ -24,19 +28,37 @@ from pytest_taguru.run.exchange import CallFailed
 from pytest_taguru.run.lanes.assembly import RunShape, run_case_lanes
 from pytest_taguru.run.lanes.request_bodies import citation_body
 from pytest_taguru.run.prefetch import LaneThreads, PrefetchWindow
+from pytest_taguru.run.received import CaseTexts
+from pytest_taguru.run.recording.store import Recording, recording_for
+from pytest_taguru.run.recording.tapes import Tape
 from pytest_taguru.run.settings import Settings
 from pytest_taguru.score.case import build_case_block
 from pytest_taguru.score.registry import CASE_SCORES, case_value
 
 
-class CaseRegression(Exception):
-    """A case broke a case-scoped bound: ``drilldown`` is the text the report shows,
-    ``headline`` its first violation (the short summary's line)."""
+class CaseFailure(Exception):
+    """A case item's failure told in words of its own, no traceback: ``drilldown`` is the text
+    the report shows, ``headline`` its first line (the short summary's)."""
 
     def __init__(self, drilldown: str, headline: str) -> None:
         super().__init__(headline)
         self.drilldown = drilldown
         self.headline = headline
+
+
+class CaseRegression(CaseFailure):
+    """A case broke a case-scoped bound (a quality regression: exit 3)."""
+
+
+class UnrecordedRequests(CaseFailure):
+    """A replayed case made requests its recording holds no answer for. Its lanes recorded
+    the failures; the item fails as no regression does (the session exits 1 and writes no
+    artifact): the replay cannot say what the server would have answered."""
+
+    @classmethod
+    def of(cls, case: EvalCase, misses: list[str]) -> "UnrecordedRequests":
+        headline = f"replay: {len(misses)} request(s) of case '{case.case_id}' not recorded"
+        return cls("\n".join([f"{headline}:", *(f"  {miss}" for miss in misses)]), headline)
 
 
 def scalar_scores(block: CaseBlock) -> list[tuple[str, float]]:
@@ -55,12 +77,12 @@ def scalar_scores(block: CaseBlock) -> list[tuple[str, float]]:
 
 @dataclass(frozen=True)
 class CaseResult:
-    """A judged case: its block, the tally of its calls (``run_case``) and the broken
-    case-scoped bound, if any (raised when its item runs)."""
+    """A judged case: its block, the tally of its calls (``run_case``) and its failure, if
+    any (raised when its item runs)."""
 
     block: CaseBlock
     calls: CallTally
-    regression: CaseRegression | None
+    failure: CaseFailure | None
 
 
 class CaseKey(Hashable, Protocol):
@@ -79,8 +101,14 @@ class CaseRunner:
     eval_set: EvalSet
     thresholds: Thresholds | None
     _client: TaguruClient | None = field(default=None, repr=False)
+    _recording: Recording = field(init=False, repr=False)
+    _tapes: dict[str, Tape] = field(default_factory=dict, repr=False)
+    """The tape of each case between its lanes and the end of its item."""
     _window: PrefetchWindow[CaseKey, CaseResult] | None = field(default=None, repr=False)
     _threads: LaneThreads | None = field(default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        self._recording = recording_for(self.settings)
 
     @property
     def client(self) -> TaguruClient:
@@ -89,12 +117,17 @@ class CaseRunner:
         return self._client
 
     def judge_case(self, case: EvalCase) -> CaseResult:
-        """``run_case``, then its case-scoped bounds (a failure's drill-down calls included)."""
+        """``run_case``, then its verdict: ``UnrecordedRequests`` when a replay could not
+        answer its calls, else its case-scoped bounds (a failure's drill-down calls
+        included)."""
         block, calls = self.run_case(case)
+        tape = self._tapes.get(case.case_id)
         try:
-            self.check_case_bounds(case, block)
-        except CaseRegression as regression:
-            return CaseResult(block, calls, regression)
+            if tape is not None and tape.misses:
+                raise UnrecordedRequests.of(case, tape.misses)
+            self.check_case_bounds(case, block, tape)
+        except CaseFailure as failure:
+            return CaseResult(block, calls, failure)
         return CaseResult(block, calls, None)
 
     def prefetch(self, upcoming: Iterable[CaseKey]) -> None:
@@ -116,9 +149,13 @@ class CaseRunner:
         self._window.plan(upcoming)
 
     def result(self, key: CaseKey) -> CaseResult:
-        """The case's result: its prefetched judgement (waited for), else judged now."""
+        """The case's result, when its item runs: its prefetched judgement (waited for), else
+        judged now; then its recording is written."""
         started = None if self._window is None else self._window.take(key)
-        return self.judge_case(key.case) if started is None else started.result()
+        try:
+            return self.judge_case(key.case) if started is None else started.result()
+        finally:
+            self._recording.close(self._tapes.pop(key.case.case_id, None))
 
     def stop_prefetch(self) -> None:
         """Judge nothing more ahead; cancel what has not started (a started case is still
@@ -133,11 +170,15 @@ class CaseRunner:
         """Run the case's lanes in their fixed order and score them (server errors recorded);
         the block counts the case's retries, the tally is what the dead-server rule reads."""
         lane = RunShape.from_settings(self.settings).passage_lane()
-        calls = self.client.for_case()
+        tape = self._recording.case_tape(case.case_id)
+        if tape is not None:
+            self._tapes[case.case_id] = tape
+        calls = self.client.for_case(tape)
         lanes, outcome = run_case_lanes(calls, self.settings.context, case, lane)
         block = build_case_block(case, lanes, evidence=outcome.evidence, budget=outcome.budget)
-        if calls.counts.retries:
-            block = block.model_copy(update={"retries": calls.counts.retries})
+        retries = calls.counts.retries + (0 if tape is None else tape.recorded_retries)
+        if retries:
+            block = block.model_copy(update={"retries": retries})
         return block, calls.counts.tally
 
     @property
@@ -156,40 +197,53 @@ class CaseRunner:
         return ", ".join(f"{name} {value:.3f}" for name, value in scalar_scores(block))
 
     @staticmethod
-    def block_json(block: CaseBlock) -> str:
-        """The case block as it travels to the controller (``artifact.dump_case_block``)."""
-        return dump_case_block(block)
+    def transport(block: CaseBlock) -> CaseTexts:
+        """The case block as it travels to the controller (``run.received``): its summary
+        and its text in the artifact, rendered here, where it ran."""
+        return CaseTexts(dump_case_block(case_summary(block)), case_text(block))
 
-    def check_case_bounds(self, case: EvalCase, block: CaseBlock) -> None:
-        """Raise ``CaseRegression`` with the drill-down when a case-scoped bound is broken."""
+    def check_case_bounds(self, case: EvalCase, block: CaseBlock, tape: Tape | None = None) -> None:
+        """Raise ``CaseRegression`` with the drill-down when a case-scoped bound is broken (its
+        calls go on ``tape``)."""
         if self.thresholds is None:
             return
         violations = case_violations(self.thresholds, block)
         if violations:
+            earlier = 0 if tape is None else len(tape.misses)
+            drilldown = render_drilldown(
+                case=case,
+                block=block,
+                violations=violations,
+                context=self.settings.context,
+                eval_path=self.settings.eval_path,
+                facts=self.drilldown_facts(case, block, tape),
+            )
+            unanswered = [] if tape is None else tape.misses[earlier:]
+            if unanswered:
+                # Best effort, as live: a paragraph whose existence is unknown is not absent.
+                drilldown += (
+                    f"\nreplay: {len(unanswered)} drill-down request(s) not recorded, so "
+                    "whether those expected paragraphs exist is unknown:"
+                )
+                drilldown += "".join(f"\n  {miss}" for miss in unanswered)
             raise CaseRegression(
-                render_drilldown(
-                    case=case,
-                    block=block,
-                    violations=violations,
-                    context=self.settings.context,
-                    eval_path=self.settings.eval_path,
-                    facts=self.drilldown_facts(case, block),
-                ),
-                first_of([violation_line(item.violation) for item in violations]),
+                drilldown, first_of([violation_line(item.violation) for item in violations])
             )
 
-    def drilldown_facts(self, case: EvalCase, block: CaseBlock) -> DrilldownFacts:
+    def drilldown_facts(
+        self, case: EvalCase, block: CaseBlock, tape: Tape | None = None
+    ) -> DrilldownFacts:
         """What the drill-down of a failed case needs beyond its block: where its requests
         go, and which missed expected paragraphs do not exist at all (one ``citations`` call
         each, answered ``no_paragraph``; made only for a failed case)."""
         settings = self.settings
+        calls = self.client.for_case(tape)
         absent: set[tuple[str, int]] = set()
-        client = self.client.for_case()  # its own counts: cases are judged side by side
         for entry in missed_sources(case, block):
             for paragraph in entry.paragraphs:
                 body = citation_body(entry.source, paragraph)
                 try:
-                    client.post_json(["contexts", settings.context, "citations"], body)
+                    calls.post_json(["contexts", settings.context, "citations"], body)
                 except CallFailed as failure:
                     if failure.not_found and failure.code == "no_paragraph":
                         absent.add((entry.source, paragraph))

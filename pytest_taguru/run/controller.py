@@ -13,8 +13,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TextIO
 
-from pytest_taguru.artifact.case import CaseBlock, load_case_block
-from pytest_taguru.artifact.evaluation import Evaluation, probe_writable, render, write_atomic
+from pytest_taguru.artifact.evaluation import (
+    Evaluation,
+    probe_writable,
+    write_atomic,
+    write_evaluation,
+)
 from pytest_taguru.core.textfile import os_error_text
 from pytest_taguru.errors import (
     ConfigFileError,
@@ -36,10 +40,14 @@ from pytest_taguru.run.client import TaguruClient, client_for
 from pytest_taguru.run.dataset import EvalSet
 from pytest_taguru.run.dead_server import RunStop
 from pytest_taguru.run.embedded_server import EmbeddedServer, start_embedded_server
-from pytest_taguru.run.finish import build_evaluation, ordered_blocks, partial_run_warning
+from pytest_taguru.run.finish import build_evaluation, partial_run_warning, ran_in_order
 from pytest_taguru.run.partial import PartialRunPolicy, RunCoverage, session_failure
 from pytest_taguru.run.preflight import PreflightFacts, reread_context, run_preflight
+from pytest_taguru.run.received import CaseTexts, ReceivedBlocks
+from pytest_taguru.run.recording.store import Recording, recording_for
+from pytest_taguru.run.recording.tapes import Tape
 from pytest_taguru.run.settings import Settings
+from pytest_taguru.run.slices import Slicing, judge_slices
 from pytest_taguru.run.waiting import waiting_notice
 from pytest_taguru.score.summary import run_summary
 
@@ -91,7 +99,7 @@ class RunController:
     environ: Mapping[str, str] = field(default_factory=lambda: os.environ)
     server: EmbeddedServer | None = None
     preflight: PreflightFacts | None = None
-    blocks: dict[str, CaseBlock] = field(default_factory=dict)
+    blocks: ReceivedBlocks = field(default_factory=ReceivedBlocks)
     regressions: int = 0
     other_failures: int = 0
     outcome: Outcome | None = None
@@ -102,11 +110,18 @@ class RunController:
     """How the session was interrupted (``Ctrl-C``, ``pytest.exit``), when it was."""
     dead_server: RunStop = field(init=False)
     """The dead-server rule over every case's calls, in the order their reports arrive."""
+    recording: Recording = field(init=False)
+    """What ``--taguru-record`` writes or ``--taguru-replay`` answers from."""
+    slicing: Slicing | None = None
+    """The slices (their scorecards join the artifact) and the slice thresholds file."""
 
     def __post_init__(self) -> None:
         self.dead_server = RunStop(self.settings.max_consecutive_failures)
+        self.recording = recording_for(self.settings)
         if self.thresholds is not None:
             self.add_gate_source(ThresholdsGate(bounded=sorted(self.thresholds.file.aggregate)))
+        for source in [] if self.slicing is None else self.slicing.gate_sources():
+            self.add_gate_source(source)
 
     @property
     def started(self) -> bool:
@@ -131,21 +146,23 @@ class RunController:
             paths.append(self.settings.html)
         return paths
 
-    def _client(self) -> TaguruClient:
-        return client_for(self.settings)
+    def _client(self, tape: Tape | None) -> TaguruClient:
+        return client_for(self.settings, tape=tape)
 
     # --- start -------------------------------------------------------------------------------
 
     def start(self) -> Settings:
-        """Output paths, embedded server (if any), then preflight, once, before any case runs.
+        """Output paths, recording, embedded server (if any), then preflight, once, before any
+        case runs.
 
-        Returns the settings the cases must use (the embedded server's URL filled in).
-        Raises ``TaguruError``; the embedded server is stopped again on any failure.
+        Returns the settings the cases must use (the embedded server's URL filled in, or the
+        recorded one). Raises ``TaguruError``; the embedded server is stopped on any failure.
         """
         for line in self.startup_lines:
             print(line, file=self.stderr)
         try:
             self._check_outputs()
+            self.settings = self.recording.begin(self.settings, self.eval_set)
             if self.settings.serve_import is not None:
                 starting = f"the embedded server to load {self.settings.serve_import}"
                 with waiting_notice(self.stderr, starting):
@@ -155,14 +172,18 @@ class RunController:
                 for note in self.server.import_notes:
                     print(f"{PREFIX}warning: {note}", file=self.stderr)
                 self.settings = self.settings.with_base_url(self.server.url)
-            print(f"evaluate → {self.settings.masked_url}", file=self.stderr)
-            client = self._client()
+            replayed = self.settings.replay_dir
+            suffix = "" if replayed is None else f" (replayed from {replayed})"
+            print(f"evaluate → {self.settings.masked_url}{suffix}", file=self.stderr)
+            tape = self.recording.preflight_tape()
+            client = self._client(tape)
             try:
                 self.preflight = run_preflight(
                     client, self.settings, self.eval_set, stderr=self.stderr
                 )
             finally:
                 client.close()
+            self.recording.seal_preflight(tape, self.settings, self.eval_set, self.preflight)
         except UnreachableError as error:
             self.stop()
             if self.settings.address_hint is not None:
@@ -187,16 +208,16 @@ class RunController:
                 raise RunError(f"writing {path}: {os_error_text(error)}") from error
 
     def stop(self) -> None:
+        self.blocks.close()
         if self.server is not None:
             self.server.stop()
             self.server = None
 
     # --- during the run ----------------------------------------------------------------------
 
-    def record_case(self, block_json: str) -> None:
-        """Keep a case block sent by ``CaseRunner.block_json`` (from any process)."""
-        block = load_case_block(block_json)
-        self.blocks[block.case_id] = block
+    def record_case(self, case: CaseTexts) -> None:
+        """Keep a case sent by ``CaseRunner.transport`` (from any process), as sent."""
+        self.blocks.add(case)
 
     def record_failure(self, *, regression: bool) -> None:
         if regression:
@@ -223,24 +244,29 @@ class RunController:
             return
         failing = self.failing_session(pytest_status)
         path = self.policy.artifact_path(coverage, session_failure=failing)
-        client = self._client()
+        tape = self.recording.after_run_tape()
+        client = self._client(tape)
         try:
             with waiting_notice(self.stderr, f"GET /contexts/{self.settings.context}"):
                 after = reread_context(client, self.settings.context)
         finally:
             client.close()
-        cases = ordered_blocks(self.eval_set, self.blocks)
+            self.recording.close(tape)
+        ran = ran_in_order(self.eval_set, self.blocks)
+        cases = [self.blocks.summary(case_id) for case_id in ran]
+        globs = None if self.slicing is None else self.slicing.definitions.globs
         evaluation = build_evaluation(
-            self.settings, self.eval_set, cases, self.preflight, after, out=planned
+            self.settings, self.eval_set, cases, self.preflight, after, out=planned, slices=globs
         )
         gate = None
+        skipped = None if self.policy.judges_aggregates(coverage) else coverage.describe()
         if self.thresholds is not None:
-            skipped = None if self.policy.judges_aggregates(coverage) else coverage.describe()
             gate = evaluate_gate(self.thresholds, evaluation, aggregate_skipped=skipped)
             evaluation = evaluation.model_copy(update={"thresholds": gate.to_block()})
+        evaluation, slice_lines = judge_slices(self.slicing, evaluation, aggregate_skipped=skipped)
         if path is not None:
             try:
-                write_atomic(path, render(evaluation))
+                write_evaluation(path, evaluation, (self.blocks.text(case) for case in ran))
             except OSError as error:
                 raise RunError(f"writing {path}: {os_error_text(error)}") from error
         lines = summary_lines(
@@ -249,6 +275,8 @@ class RunController:
             partial_run_warning=partial_run_warning(coverage.dataset_cases, coverage.ran_cases),
             not_written=None if failing is None else f"{failing}; the session exits 1",
         )
+        recorded = self.recording.summary_line()
+        lines += [] if recorded is None else [recorded]
         annotations: list[str] = []
         if gate is not None and self.thresholds is not None:
             lines += gate_summary_lines(gate)
@@ -263,12 +291,14 @@ class RunController:
                 out=stream,
             )
             annotations = stream.getvalue().splitlines()
+        lines += slice_lines
         self.outcome = Outcome(evaluation, gate, lines, annotations)
         finished = FinishedRun(evaluation, coverage, gate, path)
         self.gate_results = [source.judge(finished) for source in self.gate_sources]
         html = self.policy.output_path(self.settings.html, "html", coverage)
         if html is not None:
-            self._write_report(evaluation, planned, html, failing)
+            whole = evaluation.model_copy(update={"cases": [self.blocks[case] for case in ran]})
+            self._write_report(whole, planned, html, failing)
             lines.append(f"  wrote {html} (HTML report)")
 
     def session_notes(self, failing: str | None) -> tuple[str, ...]:

@@ -4,7 +4,7 @@ blocks that came back, and the context facts read before and after (``evaluate-r
 Pure apart from the clock (``generated_at`` is taken after the run, §9 item 23).
 """
 
-from collections.abc import Mapping
+from collections.abc import Container, Mapping, Sequence
 from datetime import UTC, datetime
 
 from pytest_taguru.artifact.case import CaseBlock
@@ -22,13 +22,14 @@ from pytest_taguru.run.dataset import DEFAULT_LIMIT, RESOLVE_LIMIT, EvalSet
 from pytest_taguru.run.lanes.assembly import RunShape
 from pytest_taguru.run.preflight import ContextFacts, PreflightFacts
 from pytest_taguru.run.settings import Settings
-from pytest_taguru.score.metrics import build_metrics, definitions
+from pytest_taguru.score.metrics import build_extra_metrics, build_metrics, definitions
+from pytest_taguru.score.slices import slice_cards
 from pytest_taguru.score.summary import run_summary
 
 
-def ordered_blocks(eval_set: EvalSet, blocks: Mapping[str, CaseBlock]) -> list[CaseBlock]:
-    """The blocks that came back, in dataset order (workers finish in any order)."""
-    return [blocks[case.case_id] for case in eval_set.cases if case.case_id in blocks]
+def ran_in_order(eval_set: EvalSet, received: Container[str]) -> list[str]:
+    """The case ids that came back, in dataset order (workers finish in any order)."""
+    return [case.case_id for case in eval_set.cases if case.case_id in received]
 
 
 def partial_run_warning(dataset_cases: int, ran_cases: int) -> str | None:
@@ -51,8 +52,10 @@ def build_evaluation(
     after: ContextFacts,
     *,
     out: str,
+    slices: Mapping[str, Sequence[str]] | None = None,
 ) -> Evaluation:
-    """The artifact (``thresholds`` still null): ``out`` is the path it is written to."""
+    """The artifact (``thresholds`` still null): ``out`` is the path it is written to;
+    ``slices`` (name → globs) adds the per-slice scorecards."""
     assert settings.masked_url is not None
     shape = RunShape.from_settings(settings)
     warnings = shape.filter_warnings(eval_set.cases)
@@ -75,6 +78,7 @@ def build_evaluation(
             mode=shape.mode,
             budget=shape.budget_input,
             rerank=shape.rerank,
+            replayed=settings.replay_dir,
         ),
         corpus=Corpus(
             revision_before=RevisionRecord(**before.context.revision.model_dump()),
@@ -93,4 +97,6 @@ def build_evaluation(
         warnings=warnings or None,
         cases=cases,
         metrics=build_metrics(cases, rerank_requested=shape.rerank_requested),
+        extra_metrics=build_extra_metrics(cases),
+        slices=None if slices is None else slice_cards(slices, cases),
     )

@@ -20,6 +20,7 @@ from pytest_taguru.flags import (
     OptionSpec,
     ParserName,
 )
+from pytest_taguru.run.slices import SliceDefinitions, SliceLinesParser
 
 
 @dataclass(frozen=True)
@@ -44,12 +45,17 @@ class RawOptions:
     max_tokens: str | None = None
     rerank: str | None = None
     serve_import: str | None = None
+    record_dir: str | None = None
+    replay_dir: str | None = None
     regression_exit_code: str | None = None
     gate_partial: bool = False
     show_text: bool = False
     timeout_s: str | None = None
     retries: str | None = None
     max_consecutive_failures: str | None = None
+    slices: str | None = None
+    slices_file: str | None = None
+    slice_thresholds: str | None = None
     concurrency: str | None = None
     flag_prefix: str = PLUGIN_FLAG_PREFIX
     typed: frozenset[str] = frozenset()
@@ -141,25 +147,28 @@ MAX_CONCURRENCY = 64
 parse_concurrency = UnsignedParser(f"a whole number 1..={MAX_CONCURRENCY}", 1, MAX_CONCURRENCY)
 """``--taguru-concurrency``."""
 
-PARSERS: dict[ParserName, UnsignedParser | SecondsParser] = {
+PARSERS: dict[ParserName, UnsignedParser | SecondsParser | SliceLinesParser] = {
     "positive_int": parse_positive_int,
     "exit_status": parse_exit_code,
     "seconds": parse_seconds,
     "retries": parse_retries,
     "count": parse_count,
+    "slices": SliceLinesParser(),
     "concurrency": parse_concurrency,
 }
 
 
 def needs(spec: OptionSpec) -> str:
     """What ``spec`` takes, for ``<flag> needs <what>`` (taguru's words): its parser's, else
-    ``a file path`` for a path, else the table's."""
+    the table's, else ``a file path`` for a path."""
     if spec.parse is not None:
         return PARSERS[spec.parse].needs
-    return "a file path" if spec.is_path else spec.needs
+    return "a file path" if spec.is_path and not spec.needs else spec.needs
 
 
-def flag_value(spec: OptionSpec, text: str | None, flag: str) -> str | int | float:
+def flag_value(
+    spec: OptionSpec, text: str | None, flag: str
+) -> str | int | float | SliceDefinitions:
     """The value of a flag that takes one: parsed when the table names a parser, else the text
     itself. A missing (None) value is ``<flag> needs <what>``."""
     if spec.parse is not None:
@@ -174,14 +183,18 @@ def flag_value(spec: OptionSpec, text: str | None, flag: str) -> str | int | flo
 
 def check_flags(raw: RawOptions, *, require_context: bool = True) -> None:
     """Start-up step 1 (§1.2) in taguru's order: parsed values (``--max-*``, then the exit
-    status), then required flags (``--eval``, then ``--context`` unless the caller falls back
-    to the eval header: ``require_context=False``), then flags that need or exclude another
-    (``--rerank`` without ``--assembly``, ``--serve`` with ``--url``).
+    status; and an empty path of a flag of ours), then required flags (``--eval``, then
+    ``--context`` unless the caller falls back to the eval header: ``require_context=False``),
+    then flags that need or exclude another (``--rerank`` without ``--assembly``, ``--serve``
+    with ``--url``, ``--replay`` with a server or ``--record``).
     """
     for spec in OPTION_SPECS:
         value = raw.value(spec)
         if spec.parse is not None and isinstance(value, str):
             flag_value(spec, value, raw.flag(spec.name))
+        elif spec.is_path and not spec.drop_in and value == "":
+            # Our own paths (taguru has no word on them): an empty one would mean ".".
+            raise UsageError(f"{raw.flag(spec.name)} needs {needs(spec)}")
     for spec in OPTION_SPECS:
         fallback_allowed = spec.fallback is not None and not require_context
         if spec.required and raw.value(spec) is None and not fallback_allowed:
@@ -191,7 +204,8 @@ def check_flags(raw: RawOptions, *, require_context: bool = True) -> None:
             continue
         if spec.requires is not None and not raw.value(OPTIONS[spec.requires]):
             raise UsageError(f"{raw.flag(spec.name)} requires {raw.flag(spec.requires)}")
-        if spec.excludes is not None and raw.value(OPTIONS[spec.excludes]) is not None:
-            raise UsageError(
-                f"{raw.flag(spec.name)} cannot be combined with {raw.flag(spec.excludes)}"
-            )
+        for excluded in spec.excludes:
+            if raw.value(OPTIONS[excluded]) is not None:
+                raise UsageError(
+                    f"{raw.flag(spec.name)} cannot be combined with {raw.flag(excluded)}"
+                )

@@ -90,7 +90,7 @@ def run_cases(controller: RunController, *case_ids: str) -> None:
     try:
         for case in controller.eval_set.cases:
             if case.case_id in case_ids:
-                controller.record_case(CaseRunner.block_json(runner.run_case(case)[0]))
+                controller.record_case(CaseRunner.transport(runner.run_case(case)[0]))
     finally:
         runner.close()
 
