@@ -78,7 +78,7 @@ def search(context: Context, query: str, limit: int, spec: SourceFilterSpec) -> 
             text=context.passages[hit.source].paragraphs[hit.paragraph],
             lanes=HitLanes(bm25=LaneRank(rank=hit.rank, score=hit.score)),
         )
-        for hit in context.bm25.search(query, limit, eligible)[:limit]
+        for hit in context.bm25.best(query, limit, eligible)
     ]
     return _result(context.name, lanes, source_filter, hits)
 
