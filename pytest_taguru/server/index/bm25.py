@@ -16,6 +16,7 @@ from bisect import bisect_left
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from pytest_taguru.server.index.bm25_query import (
     SHAPE_SHIFT,
@@ -35,9 +36,8 @@ from pytest_taguru.server.index.text import Term, document_terms, query_terms
 from pytest_taguru.server.index.topk import best_slots
 
 
-@dataclass(frozen=True, slots=True)
-class LaneHit:
-    """One slot of the BM25 lane list."""
+class LaneHit(NamedTuple):
+    """One slot of the BM25 lane list (a tuple: a lane list may hold every slot)."""
 
     source: str
     paragraph: int

@@ -13,9 +13,9 @@ from array import array
 from bisect import bisect_left
 from collections.abc import Iterable
 from itertools import compress, repeat
-from operator import add, eq, mul
+from operator import add
 
-from pytest_taguru.server.index.bm25_score import contribution, idf, length_norm
+from pytest_taguru.server.index.bm25_score import contribution, contributions, idf, length_norm
 from pytest_taguru.server.index.text import Term
 from pytest_taguru.server.index.topk import kth_largest
 
@@ -25,8 +25,6 @@ TF_MASK = (1 << SHAPE_SHIFT) - 1
 # n × 2**-24 of their exact sum, far inside this.
 _MARGIN = 1e-4
 _MARGIN_PER_TERM = 1e-6
-_WALK_OVER_BISECT = 10
-_TABLE_OVER_BISECT = 4  # postings up to this many times the slots asked: build a lookup table
 
 
 class Postings:
@@ -67,11 +65,8 @@ class QueryTerm:
         """The contribution of a posting of this shape (memoized)."""
         found = self.by_shape.get(shape)
         if found is None:
-            length, tf = shape >> SHAPE_SHIFT, shape & TF_MASK
-            norm = self.norms.get(length)
-            if norm is None:
-                norm = self.norms[length] = length_norm(length, self.avgdl)
-            found = self.by_shape[shape] = contribution(self.idf, tf, norm)
+            self.values_of((shape,))
+            found = self.by_shape[shape]
         return found
 
     def value_at(self, slot: int) -> float | None:
@@ -83,27 +78,35 @@ class QueryTerm:
         return None
 
     def values_of(self, shapes: Iterable[int]) -> None:
-        """Memoize the contribution of every shape in ``shapes``."""
-        for shape in set(shapes).difference(self.by_shape):
-            self.value(shape)
+        """Memoize the contribution of every shape in ``shapes``, all at once."""
+        new = list(set(shapes).difference(self.by_shape))
+        if not new:
+            return
+        norms, avgdl = self.norms, self.avgdl
+        for length in {shape >> SHAPE_SHIFT for shape in new}.difference(norms):
+            norms[length] = length_norm(length, avgdl)
+        tfs = [shape & TF_MASK for shape in new]
+        shape_norms = [norms[shape >> SHAPE_SHIFT] for shape in new]
+        self.by_shape.update(zip(new, contributions(self.idf, tfs, shape_norms), strict=True))
 
     def contributions(self, slots: list[int]) -> Iterable[float]:
         """This term's contribution to each of ``slots``, 0.0 where a slot lacks the term.
 
-        Postings not much longer than ``slots`` become a lookup table; longer ones are
-        bisected once per slot. Both run as C-level passes over whole lists.
+        Postings no longer than ``slots`` become a lookup table (built at C speed); longer
+        ones are bisected once per slot, which costs less than building their table.
         """
         held, shapes = self.postings.slots, self.postings.shapes
-        if len(held) <= _TABLE_OVER_BISECT * len(slots):
+        if len(held) <= len(slots):
             self.values_of(shapes)
             table = dict(zip(held, map(self.by_shape.__getitem__, shapes), strict=True))
             return map(table.get, slots, repeat(0.0))
-        last = len(held) - 1
-        positions = list(map(min, map(bisect_left, repeat(held), slots), repeat(last)))
-        found_shapes = list(map(shapes.__getitem__, positions))
-        self.values_of(found_shapes)
-        holds = map(eq, map(held.__getitem__, positions), slots)
-        return map(mul, map(self.by_shape.__getitem__, found_shapes), holds)
+        values, value = [], self.value
+        count = len(held)
+        for slot in slots:
+            position = bisect_left(held, slot)
+            holds = position < count and held[position] == slot
+            values.append(value(shapes[position]) if holds else 0.0)
+        return values
 
 
 def exact_scores(slots: list[int], in_query_order: list[QueryTerm]) -> list[float]:
@@ -191,13 +194,11 @@ def _accumulate(term: QueryTerm, partial: dict[int, float], allowed: bytearray |
         partial.clear()
         partial.update(incoming)
         return
-    cached, before = term.by_shape.get, partial.get
+    term.values_of(shapes)
+    value, before = term.by_shape.__getitem__, partial.get
     holders = zip(slots, shapes, strict=True)
     for slot, shape in holders if eligible is None else compress(holders, eligible):
-        value = cached(shape)
-        if value is None:
-            value = term.value(shape)
-        partial[slot] = before(slot, 0.0) + value
+        partial[slot] = before(slot, 0.0) + value(shape)
 
 
 def _complete_candidates(
@@ -205,20 +206,11 @@ def _complete_candidates(
 ) -> None:
     """Add the ``rest`` terms to the candidates' sums, dropping on the way every candidate that
     cannot reach ``floor`` even with the bounds of the terms still to add."""
+    slots, sums = list(partial), list(partial.values())
     for position, term in enumerate(rest):
         reachable = math.fsum(t.bound for t in rest[position:]) * (1 + margin)
-        for slot in [s for s, p in partial.items() if p + reachable < floor]:
-            del partial[slot]
-        # Walking the postings costs ~1/10 of a bisection per candidate.
-        if len(term.postings.slots) <= _WALK_OVER_BISECT * len(partial):
-            cached = term.by_shape.get
-            holders = zip(term.postings.slots, term.postings.shapes, strict=True)
-            for slot, shape in holders:
-                if slot in partial:
-                    value = cached(shape)
-                    partial[slot] += term.value(shape) if value is None else value
-        else:
-            for slot in list(partial):
-                found = term.value_at(slot)
-                if found is not None:
-                    partial[slot] += found
+        reaching = [total + reachable >= floor for total in sums]
+        slots, sums = list(compress(slots, reaching)), list(compress(sums, reaching))
+        sums = list(map(add, sums, term.contributions(slots)))
+    partial.clear()
+    partial.update(zip(slots, sums, strict=True))
