@@ -20,12 +20,10 @@ def hits_json(hits: list[dict[str, Any]]) -> JsonText:
     texts: dict[float, str] = {}
 
     def score_text(value: float) -> str:
-        # Zeros stay out of the memo: 0.0 == -0.0, and their texts differ.
+        # 0.0 == -0.0 and their texts differ: zeros are formatted every time.
         found = texts.get(value) if value else None
         if found is None:
-            found = format_f32(value)
-            if value:
-                texts[value] = found
+            found = texts[value] = format_f32(value)
         return found
 
     parts = []

@@ -22,7 +22,7 @@ def kth_largest(items: list[float], k: int) -> float:
         raise ValueError(f"k={k} is not within 1..{len(items)}")
     if len(items) <= _SMALL or 4 * k >= len(items):
         return sorted(items, reverse=True)[k - 1]
-    step = len(items) // _SAMPLE
+    step = max(1, len(items) // _SAMPLE)
     sample = sorted(items[::step], reverse=True)
     # About `expected` sample values lie among the k largest (a Poisson count): a pivot three
     # standard deviations further down is below the k-th largest but for a rare fallback.
