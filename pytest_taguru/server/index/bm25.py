@@ -83,9 +83,6 @@ class Bm25Index:
         self._total_length = 0
         self._norms: dict[int, float] = {}  # length_norm by length, for ``_norms_avgdl``
         self._norms_avgdl = 0.0
-        # Bounds over every posting ever stored (removals only make them looser, still valid).
-        self._max_tf = 1
-        self._min_length = TF_MASK
 
     @property
     def slot_count(self) -> int:
@@ -127,13 +124,12 @@ class Bm25Index:
                     once if tf == 1 else shared_shape(length_key | tf, length_key | tf)
                 )
             source_postings.update(map(postings.__getitem__, counts))
-            if length:
-                self._max_tf = max(self._max_tf, *counts.values())
-                self._min_length = min(self._min_length, length)
             self._slot_source.append(source)
             self._slot_paragraph.append(paragraph)
             self._slot_length.append(length)
             self._total_length += length
+        for posting in source_postings:
+            posting.known_extremes = None
         self._live_slots += len(paragraphs)
         self._sources[source] = _SourceSlots(first, len(paragraphs), tuple(source_postings))
 
@@ -151,6 +147,7 @@ class Bm25Index:
             else:
                 del posting.slots[low:high]
                 del posting.shapes[low:high]
+                posting.known_extremes = None
         self._live_slots -= stored.count
         self._total_length -= sum(self._slot_length[stored.first : end])
 
@@ -221,9 +218,8 @@ class Bm25Index:
         if avgdl != self._norms_avgdl:
             self._norms, self._norms_avgdl = {}, avgdl
         norms = self._norms
-        bounds = (self._max_tf, self._min_length)
         in_query_order = [
-            QueryTerm(postings, slot_count, avgdl, norms, bounds)
+            QueryTerm(postings, slot_count, avgdl, norms)
             for postings in map(self._postings.get, terms)
             if postings is not None
         ]

@@ -30,12 +30,22 @@ _MARGIN_PER_TERM = 1e-6
 class Postings:
     """One term's postings: slot ids ascending and their shapes."""
 
-    __slots__ = ("shapes", "slots", "term")
+    __slots__ = ("known_extremes", "shapes", "slots", "term")
 
     def __init__(self, term: Term) -> None:
         self.term = term
         self.slots: list[int] = []
         self.shapes: list[int] = []
+        self.known_extremes: tuple[int, int] | None = None
+        """:meth:`extremes`, until the postings change (whoever changes them resets it)."""
+
+    def extremes(self) -> tuple[int, int]:
+        """The greatest tf and the least slot length among the postings."""
+        if self.known_extremes is None:
+            shapes = self.shapes
+            greatest_tf = max(map(TF_MASK.__and__, shapes))
+            self.known_extremes = greatest_tf, min(shapes) >> SHAPE_SHIFT
+        return self.known_extremes
 
 
 class QueryTerm:
@@ -44,21 +54,17 @@ class QueryTerm:
     __slots__ = ("avgdl", "bound", "by_shape", "idf", "norms", "postings")
 
     def __init__(
-        self,
-        postings: Postings,
-        slot_count: int,
-        avgdl: float,
-        norms: dict[int, float],
-        tf_and_length_bounds: tuple[int, int],
+        self, postings: Postings, slot_count: int, avgdl: float, norms: dict[int, float]
     ) -> None:
         self.postings = postings
         self.idf = idf(slot_count, len(postings.slots))
         self.avgdl = avgdl
         self.norms = norms
         self.by_shape: dict[int, float] = {}
-        # No posting contributes more than a posting with the greatest tf and the least length
-        # of the index: a contribution grows with tf and shrinks with len.
-        max_tf, min_length = tf_and_length_bounds
+        # No posting contributes more than one with the term's greatest tf and least length
+        # (a contribution grows with tf and shrinks with len): the tighter this bound, the
+        # sooner MaxScore prunes.
+        max_tf, min_length = postings.extremes()
         self.bound = contribution(self.idf, max_tf, length_norm(min_length, avgdl))
 
     def value(self, shape: int) -> float:

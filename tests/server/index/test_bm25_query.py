@@ -61,9 +61,8 @@ def _index(sources: list[list[str]]) -> Bm25Index:
 
 def _query_terms(index: Bm25Index, query: str) -> list[QueryTerm]:
     avgdl = average_length(index._total_length, index.slot_count)
-    bounds = (index._max_tf, index._min_length)
     return [
-        QueryTerm(postings, index.slot_count, avgdl, {}, bounds)
+        QueryTerm(postings, index.slot_count, avgdl, {})
         for postings in map(index._postings.get, query_terms(query))
         if postings is not None
     ]
@@ -115,8 +114,20 @@ def test_values_of_memoizes_the_norm_of_each_length_it_meets() -> None:
     norms: dict[int, float] = {}
     avgdl = average_length(index._total_length, index.slot_count)
     postings = index._postings["酒造"]
-    term = QueryTerm(postings, index.slot_count, avgdl, norms, (1, 1))
+    term = QueryTerm(postings, index.slot_count, avgdl, norms)
     term.values_of(postings.shapes)
     lengths = {index._slot_length[slot] for slot in postings.slots}
     assert len(lengths) == 2
     assert norms == {length: length_norm(length, avgdl) for length in lengths}
+
+
+def test_a_terms_extremes_follow_its_postings_through_writes() -> None:
+    index = Bm25Index()
+    index.set_source("a.md", ["酒造 酒造 酒造 米 米 米 水"])  # 酒造 three times in 7 terms
+    index.set_source("b.md", ["酒造"])
+    postings = index._postings["酒造"]
+    assert postings.extremes() == (3, 1)
+    index.set_source("b.md", ["酒造 米 水 水"])
+    assert postings.extremes() == (3, 4)
+    index.remove_source("a.md")
+    assert postings.extremes() == (1, 4)
