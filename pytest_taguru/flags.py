@@ -35,7 +35,7 @@ DEFAULT_TIMEOUT_S = 35.0
 DEFAULT_RETRIES = 2
 DEFAULT_MAX_CONSECUTIVE_FAILURES = 5
 
-ParserName = Literal["positive_int", "exit_status", "seconds", "retries", "count"]
+ParserName = Literal["positive_int", "exit_status", "seconds", "retries", "count", "shard"]
 """A value parser of ``run.flag_values`` (``PARSERS``); its message is ``<flag> needs …``."""
 
 
@@ -184,6 +184,14 @@ OPTION_SPECS = (
         None,
         "judge aggregate bounds on a partial run's subset too (default: skipped when -k, "
         "node ids, --lf, -x ... leave dataset cases out)",
+        drop_in=False,
+    ),
+    OptionSpec(
+        "shard",
+        "I/N",
+        "run shard I of N: only the cases whose case_id hashes to it (aggregate bounds are "
+        "judged when taguru-evaluate merge joins the shards)",
+        parse="shard",
         drop_in=False,
     ),
     OptionSpec(

@@ -91,7 +91,11 @@ def pytest_cmdline_main(config: pytest.Config) -> int | None:
     if getattr(config, "workerinput", None) is not None or not runs_tests(config):
         return None
     controller = run.RunController(
-        prepared.settings, prepared.eval_set, prepared.thresholds, prepared.startup_lines
+        prepared.settings,
+        prepared.eval_set,
+        prepared.thresholds,
+        prepared.startup_lines,
+        shard=prepared.shard,
     )
     config.add_cleanup(controller.stop)
     try:
@@ -115,9 +119,12 @@ def pytest_report_header(config: pytest.Config) -> str | None:
         return None
     settings = prepared.settings
     gate = settings.thresholds_path or "none (report-only)"
+    cases = f"{len(prepared.eval_set.cases)} cases"
+    if prepared.shard is not None:
+        cases += f"; shard {prepared.shard.spec}: {len(prepared.shard.selected)} of them"
     return (
         f"taguru: pytest-taguru {__version__}, eval {settings.eval_path} "
-        f"({len(prepared.eval_set.cases)} cases), context '{settings.context}', thresholds {gate}"
+        f"({cases}), context '{settings.context}', thresholds {gate}"
     )
 
 
@@ -134,7 +141,7 @@ def activate(config: pytest.Config, prepared: "PreparedRun") -> None:
         settings = settings.with_base_url(workerinput["taguru_url"])
     elif controller is not None:
         settings = controller.settings  # the embedded server's URL filled in
-    config.stash[RUNNER_KEY] = CaseRunner(settings, prepared.eval_set, prepared.thresholds)
+    config.stash[RUNNER_KEY] = CaseRunner(settings, prepared.run_set, prepared.thresholds)
     eval_file = Path(settings.eval_path).resolve()
     if eval_selection(config, eval_file, typed_flags(config)) != "named":
         # The eval file joins the collection even when it lies outside the given paths or
@@ -144,6 +151,10 @@ def activate(config: pytest.Config, prepared: "PreparedRun") -> None:
     if workerinput is None:
         if controller is None:  # a session that only lists things: nothing was started
             controller = run.RunController(
-                settings, prepared.eval_set, prepared.thresholds, prepared.startup_lines
+                settings,
+                prepared.eval_set,
+                prepared.thresholds,
+                prepared.startup_lines,
+                shard=prepared.shard,
             )
         config.pluginmanager.register(TaguruController(config, controller), "taguru-controller")

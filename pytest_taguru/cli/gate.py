@@ -96,9 +96,10 @@ def _parser(out: TextIO) -> _Parser:
     return parser
 
 
-def _read_artifact(path: str) -> Evaluation:
+def read_artifact(path: str, *, float_roundtrip: bool = False) -> Evaluation:
+    """The artifact at ``path`` (``parse_evaluation``); any failure is a ``UsageError``."""
     try:
-        return parse_evaluation(read_input(path), origin=path)
+        return parse_evaluation(read_input(path), origin=path, float_roundtrip=float_roundtrip)
     except ArtifactError as error:
         raise UsageError(str(error)) from error
 
@@ -132,7 +133,7 @@ def run_gate(
     except SystemExit as done:  # --help
         return done.code if isinstance(done.code, int) else 0
     try:
-        evaluation = _read_artifact(args.evaluation)
+        evaluation = read_artifact(args.evaluation)
         thresholds = load_thresholds(
             args.thresholds,
             metric_names=set(evaluation.definitions),

@@ -17,7 +17,10 @@ Every JSON document the plugin reads goes through :func:`read_json`: an ``eval.j
 * **Floats.** serde_json's default parser, without ``float_roundtrip``
   (``thresholds-and-compare.md`` Appendix N.2), bit for bit: not correctly rounded
   (``0.09090909090909091`` reads as ``0.09090909090909093``); below the f64 range a number is
-  ``0.0``, past it ``number out of range``, placed at the number's last character.
+  ``0.0``, past it ``number out of range``, placed at the number's last character. With
+  ``float_roundtrip`` (serde_json's feature of that name) a float is read correctly rounded
+  instead: the reading of this tool's own artifacts that must come back bit for bit
+  (``taguru-evaluate merge`` recomputing a run from its shards).
 * **NaN, Infinity, -Infinity** are not JSON: ``expected value`` at ``NaN``/``Infinity``,
   ``invalid number`` at the ``I`` of ``-Infinity`` (serde reads the ``-`` as a sign).
 * **Nesting.** Arrays and objects nest 127 deep; the bracket that opens the 128th level is
@@ -251,12 +254,12 @@ def _nesting_probe(text: str, at: int) -> str:
     return text[:at] + "[]" + "".join(reversed(closers))
 
 
-def _parse(text: str, *, exact_wide_integers: bool) -> Any:
+def _parse(text: str, *, exact_wide_integers: bool, float_roundtrip: bool = False) -> Any:
     """Python's parser with the rule's number hooks; refusals as :class:`SerdeError`."""
     try:
         return json.loads(
             text,
-            parse_float=parse_serde_float,
+            parse_float=_roundtrip_float if float_roundtrip else parse_serde_float,
             parse_int=_exact_integer if exact_wide_integers else parse_int,
             parse_constant=_refuse_constant,
             object_pairs_hook=JsonObject,
@@ -269,7 +272,21 @@ def _parse(text: str, *, exact_wide_integers: bool) -> Any:
         raise SerdeError(overflow_wording(text, _number)) from None
 
 
-def read_json(text: str, *, exact_wide_integers: bool = False, check_strings: bool = True) -> Any:
+def _roundtrip_float(text: str) -> float:
+    """A float correctly rounded; past the f64 range ``ValueError``, as serde refuses it."""
+    value = float(text)
+    if math.isinf(value):
+        raise ValueError("number out of range")
+    return value
+
+
+def read_json(
+    text: str,
+    *,
+    exact_wide_integers: bool = False,
+    check_strings: bool = True,
+    float_roundtrip: bool = False,
+) -> Any:
     """Parse ``text`` by the reading rule above; objects become :class:`JsonObject`.
 
     Raises :class:`SerdeError` with serde's wording (``trailing characters at line 1 column
@@ -282,7 +299,9 @@ def read_json(text: str, *, exact_wide_integers: bool = False, check_strings: bo
         # reports whatever it meets there first, else the recursion limit at the bracket.
         probe = _nesting_probe(text, deep_at)
         try:
-            document = _parse(probe, exact_wide_integers=exact_wide_integers)
+            document = _parse(
+                probe, exact_wide_integers=exact_wide_integers, float_roundtrip=float_roundtrip
+            )
         except SerdeError as error:
             if str(error).startswith("EOF while parsing a string"):  # it runs to the real end
                 raise SerdeError(
@@ -292,7 +311,9 @@ def read_json(text: str, *, exact_wide_integers: bool = False, check_strings: bo
         if check_strings and _may_hold_surrogate(probe):
             check_every_string(document)
         raise SerdeError(f"{RECURSION_LIMIT} {position(text, deep_at, at_end=False)}")
-    document = _parse(text, exact_wide_integers=exact_wide_integers)
+    document = _parse(
+        text, exact_wide_integers=exact_wide_integers, float_roundtrip=float_roundtrip
+    )
     if check_strings and _may_hold_surrogate(text):
         check_every_string(document)
     return document

@@ -40,6 +40,7 @@ from pytest_taguru.run.finish import build_evaluation, ordered_blocks, partial_r
 from pytest_taguru.run.partial import PartialRunPolicy, RunCoverage, session_failure
 from pytest_taguru.run.preflight import PreflightFacts, reread_context, run_preflight
 from pytest_taguru.run.settings import Settings
+from pytest_taguru.run.shard import ShardPlan
 from pytest_taguru.run.waiting import waiting_notice
 from pytest_taguru.score.summary import run_summary
 
@@ -109,6 +110,8 @@ class RunController:
     thresholds: Thresholds | None
     startup_lines: tuple[str, ...] = ()
     """Assembly filter warnings and config-file notes, printed before the target line."""
+    shard: ShardPlan | None = None
+    """``--taguru-shard``: the run's dataset is this shard's cases (``run.partial``)."""
     stderr: TextIO = field(default_factory=lambda: sys.stderr)
     environ: Mapping[str, str] = field(default_factory=lambda: os.environ)
     server: "ReferenceServer | None" = None
@@ -144,7 +147,9 @@ class RunController:
         self.gate_sources.append(source)
 
     def coverage(self) -> RunCoverage:
-        return RunCoverage(len(self.eval_set.cases), len(self.blocks))
+        if self.shard is None:
+            return RunCoverage(len(self.eval_set.cases), len(self.blocks))
+        return RunCoverage(len(self.shard.selected), len(self.blocks), self.shard.describe())
 
     def output_paths(self) -> list[str]:
         """Every file the run will write (a partial run's go beside the configured ones)."""
@@ -253,11 +258,12 @@ class RunController:
             client.close()
         cases = ordered_blocks(self.eval_set, self.blocks)
         evaluation = build_evaluation(
-            self.settings, self.eval_set, cases, self.preflight, after, out=planned
-        )
+            self.settings, self.eval_set, cases, self.preflight, after,
+            out=planned, shard=self.shard,
+        )  # fmt: skip
         gate = None
         if self.thresholds is not None:
-            skipped = None if self.policy.judges_aggregates(coverage) else coverage.describe()
+            skipped = self.policy.aggregate_skip_reason(coverage)
             gate = evaluate_gate(self.thresholds, evaluation, aggregate_skipped=skipped)
             evaluation = evaluation.model_copy(update={"thresholds": gate.to_block()})
         if path is not None:
@@ -362,7 +368,7 @@ class RunController:
             elif self.interruption is not None:
                 print(
                     f"{PREFIX}interrupted ({self.interruption}) after "
-                    f"{len(self.blocks)} of {len(self.eval_set.cases)} case(s); "
+                    f"{len(self.blocks)} of {self.coverage().dataset_cases} case(s); "
                     f"{self.settings.out} was not written",
                     file=self.stderr,
                 )

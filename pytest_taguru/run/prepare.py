@@ -13,11 +13,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pytest_taguru.errors import UsageError
-from pytest_taguru.gate.thresholds import Thresholds, load_thresholds
+from pytest_taguru.gate.thresholds import Thresholds, load_thresholds, read_input
 from pytest_taguru.run.dataset import EvalSet, check_limits, load_eval_set
-from pytest_taguru.run.flag_values import RawOptions, check_flags
+from pytest_taguru.run.flag_values import RawOptions, check_flags, parse_shard
 from pytest_taguru.run.lanes.assembly import filter_warnings
 from pytest_taguru.run.settings import Settings, resolve_settings
+from pytest_taguru.run.shard import ShardPlan
 from pytest_taguru.score.metrics import definitions
 
 
@@ -30,6 +31,15 @@ class PreparedRun:
     eval_set: EvalSet
     thresholds: Thresholds | None
     startup_lines: tuple[str, ...] = ()
+    shard: ShardPlan | None = None
+    """``--taguru-shard``: the run collects only this shard's cases."""
+
+    @property
+    def run_set(self) -> EvalSet:
+        """The eval set this run collects: the shard's cases, or all of them."""
+        if self.shard is None:
+            return self.eval_set
+        return self.eval_set.model_copy(update={"cases": self.shard.select(self.eval_set.cases)})
 
 
 def prepare_run(raw: RawOptions, environ: Mapping[str, str] | None = None) -> PreparedRun:
@@ -38,9 +48,16 @@ def prepare_run(raw: RawOptions, environ: Mapping[str, str] | None = None) -> Pr
     assert raw.eval_path is not None
     eval_set = load_eval_set(raw.eval_path)
     check_limits(eval_set)
+    cases, shard = eval_set.cases, None
+    if raw.shard is not None:
+        shard = ShardPlan.of(
+            parse_shard(raw.shard, raw.flag("shard")),
+            [case.case_id for case in cases],
+            read_input(raw.eval_path),
+        )
+        cases = shard.select(cases)
     warnings = [
-        f"taguru: evaluate: {warning}"
-        for warning in filter_warnings(raw.assembly, eval_set.cases)
+        f"taguru: evaluate: {warning}" for warning in filter_warnings(raw.assembly, cases)
     ]
     try:
         thresholds = None
@@ -63,5 +80,9 @@ def prepare_run(raw: RawOptions, environ: Mapping[str, str] | None = None) -> Pr
     if thresholds is not None:
         warnings += [f"taguru: evaluate: warning: {warning}" for warning in thresholds.warnings]
     return PreparedRun(
-        settings, eval_set, thresholds, startup_lines=(*warnings, *settings.config_notes)
+        settings,
+        eval_set,
+        thresholds,
+        startup_lines=(*warnings, *settings.config_notes),
+        shard=shard,
     )

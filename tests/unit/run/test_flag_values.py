@@ -77,6 +77,7 @@ def test_what_a_missing_value_needs_in_taguru_words() -> None:
         "--rerank": "a model name",
         "--serve": "a file path",
         "--regression-exit-code": "an exit status 0..=255",
+        "--shard": "a shard I/N with 1 <= I <= N <= 10000, e.g. 2/3",
         "--timeout": "a number of seconds above 0, at most 86400",
         "--retries": "a whole number 0..=10",
         "--max-consecutive-failures": "a whole number (0 turns the rule off)",

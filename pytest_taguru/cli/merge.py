@@ -1,0 +1,152 @@
+"""``taguru-evaluate merge``: the artifacts of a run's shards (``--taguru-shard I/N``) joined
+into the artifact of the complete run (``run.merge``), optionally gated by a thresholds file
+exactly as a live run is (``gate.thresholds``, ``report.gate``)."""
+
+import os
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TextIO
+
+from pytest_taguru.artifact.evaluation import render, write_atomic
+from pytest_taguru.cli.arguments import PREFIX, PROG, ArgumentError, ValueFlag, scan
+from pytest_taguru.cli.compare import display_path
+from pytest_taguru.cli.gate import read_artifact
+from pytest_taguru.core.textfile import os_error_text
+from pytest_taguru.errors import RunError
+from pytest_taguru.flags import DEFAULT_REGRESSION_EXIT_CODE, OPTIONS
+from pytest_taguru.gate.thresholds import evaluate_gate, load_thresholds
+from pytest_taguru.report.gate import gate_summary_lines, publish_github
+from pytest_taguru.report.summary import summary_lines
+from pytest_taguru.run.flag_values import flag_value, needs
+from pytest_taguru.run.merge import ShardArtifact, merge_shards, thresholds_identity
+from pytest_taguru.score.metrics import definitions
+from pytest_taguru.score.summary import run_summary
+
+_EXIT_CODE = OPTIONS["regression-exit-code"]
+
+MERGE_SYNOPSIS = f"{PROG} merge SHARD.json... --out FILE [--thresholds FILE]"
+
+MERGE_USAGE = f"""\
+usage: {MERGE_SYNOPSIS}
+{" " * len(f"usage: {PROG} merge")} [{_EXIT_CODE.cli_flag} N]
+
+Joins the evaluation.json of every shard of one run (pytest --taguru-shard I/N) into the
+evaluation.json of the complete run: the cases in eval.jsonl order, every metric computed
+again from them, the corpus bracketed across the shards. Refuses shards of different runs
+(eval set, context, mode, budget, limits, thresholds), a partial shard, a shard given twice,
+and a missing shard, naming the file or the cases.
+
+  SHARD.json         a shard's evaluation.json; every shard that holds a case
+  --out FILE         where to write the merged evaluation.json
+  --thresholds FILE  gate the merged run, as pytest --taguru-thresholds does
+  {_EXIT_CODE.cli_flag} N
+                     exit status when the gate fails (default {DEFAULT_REGRESSION_EXIT_CODE})
+
+EXIT CODES: 0 merged (report-only, or every bound held) · 1 the output could not be written ·
+2 usage error, an unreadable or refused artifact, a bad thresholds file ·
+{DEFAULT_REGRESSION_EXIT_CODE} a bound was broken.
+"""
+
+_FLAGS = (
+    ValueFlag("--out", "a file path"),
+    ValueFlag("--thresholds", "a file path"),
+    ValueFlag(_EXIT_CODE.cli_flag, needs(_EXIT_CODE)),
+)
+
+
+@dataclass(frozen=True)
+class MergeArgs:
+    shards: list[str]
+    out: str
+    thresholds: str | None = None
+    regression_exit_code: int = DEFAULT_REGRESSION_EXIT_CODE
+
+
+def parse_merge_args(args: list[str]) -> MergeArgs:
+    """The scan of ``compare`` (``arguments.scan``): the shard artifacts are the positionals;
+    ``--out`` is required."""
+    positional, given = scan(args, _FLAGS, usage=MERGE_USAGE, command="evaluate merge")
+    if not positional:
+        raise ArgumentError("evaluate merge takes one or more shard artifacts (got none)")
+    out = given.get("--out")
+    if out is None:
+        raise ArgumentError("evaluate merge needs --out FILE")
+    code = given.get(_EXIT_CODE.cli_flag)
+    exit_code = DEFAULT_REGRESSION_EXIT_CODE
+    if code is not None:
+        parsed = flag_value(_EXIT_CODE, code, _EXIT_CODE.cli_flag)
+        assert isinstance(parsed, int)
+        exit_code = parsed
+    return MergeArgs(positional, out, given.get("--thresholds"), exit_code)
+
+
+def _thresholds_notice(args: MergeArgs, ran_with: str | None, gated_by: str | None) -> str | None:
+    """A warning when the merged run is not gated by the thresholds file the shards ran with."""
+    if ran_with is None or ran_with == gated_by:
+        return None
+    if gated_by is None:
+        return (
+            f"the shards ran with a thresholds file (sha256 {ran_with[:12]}…); without "
+            "--thresholds the merged run is report-only"
+        )
+    return (
+        f"the shards ran with another thresholds file (sha256 {ran_with[:12]}…); the merged "
+        f"run is gated by {args.thresholds}"
+    )
+
+
+def run_merge(
+    args: MergeArgs,
+    *,
+    environ: Mapping[str, str] | None = None,
+    stdout: TextIO | None = None,
+    stderr: TextIO | None = None,
+) -> int:
+    """Read every shard, merge, gate (with ``--thresholds``), write atomically, then print the
+    run summary and the gate lines (and, under GitHub Actions, its annotations) as a live run
+    does. Returns 0, or the regression exit code when the gate fails; raises ``UsageError``
+    (exit 2) and ``RunError`` (exit 1, the output not written)."""
+    out = stdout if stdout is not None else sys.stdout
+    err = stderr if stderr is not None else sys.stderr
+    shards = [
+        ShardArtifact(display_path(path), read_artifact(path, float_roundtrip=True))
+        for path in args.shards
+    ]
+    merged = merge_shards(shards, out=args.out)
+    thresholds = None
+    if args.thresholds is not None:
+        thresholds = load_thresholds(
+            args.thresholds,
+            metric_names=definitions().keys(),
+            case_ids=[block.case_id for block in merged.cases],
+        )
+    ran_with = thresholds_identity(shards[0].evaluation)
+    notice = _thresholds_notice(args, ran_with, None if thresholds is None else thresholds.sha256)
+    warnings = [] if thresholds is None else list(thresholds.warnings)
+    for warning in [*warnings, *([] if notice is None else [notice])]:
+        print(f"{PREFIX}merge: warning: {warning}", file=err)
+    report = None if thresholds is None else evaluate_gate(thresholds, merged)
+    if report is not None:
+        merged = merged.model_copy(update={"thresholds": report.to_block()})
+    try:
+        write_atomic(args.out, render(merged))
+    except OSError as error:
+        raise RunError(f"writing {display_path(args.out)}: {os_error_text(error)}") from None
+    print(f"merged {len(shards)} shard artifact(s): {', '.join(s.path for s in shards)}", file=out)
+    for line in summary_lines(merged, run_summary(merged.cases)):
+        print(line, file=out)
+    if report is None or thresholds is None:
+        return 0
+    for line in gate_summary_lines(report):
+        print(line, file=out)
+    publish_github(
+        report,
+        thresholds.file,
+        merged,
+        eval_path=merged.inputs.eval.path,
+        case_lines={},
+        environ=environ if environ is not None else os.environ,
+        out=out,
+    )
+    return 0 if report.passed else args.regression_exit_code
