@@ -13,7 +13,7 @@ from pytest_taguru.cli.arguments import PREFIX, PROG, ArgumentError, ValueFlag, 
 from pytest_taguru.cli.compare import display_path
 from pytest_taguru.cli.gate import read_artifact
 from pytest_taguru.core.textfile import os_error_text
-from pytest_taguru.errors import RunError
+from pytest_taguru.errors import RunError, UsageError
 from pytest_taguru.flags import DEFAULT_REGRESSION_EXIT_CODE, OPTIONS
 from pytest_taguru.gate.thresholds import evaluate_gate, load_thresholds
 from pytest_taguru.report.gate import gate_summary_lines, publish_github
@@ -48,10 +48,25 @@ EXIT CODES: 0 merged (report-only, or every bound held) · 1 the output could no
 {DEFAULT_REGRESSION_EXIT_CODE} a bound was broken.
 """
 
+def _exit_status(text: str) -> int:
+    """``--regression-exit-code``'s value, by the option table's parser."""
+    value = flag_value(_EXIT_CODE, text, _EXIT_CODE.cli_flag)
+    assert isinstance(value, int)
+    return value
+
+
+def _exit_status_problem(text: str) -> str | None:
+    try:
+        _exit_status(text)
+    except UsageError as error:
+        return error.message
+    return None
+
+
 _FLAGS = (
     ValueFlag("--out", "a file path"),
     ValueFlag("--thresholds", "a file path"),
-    ValueFlag(_EXIT_CODE.cli_flag, needs(_EXIT_CODE)),
+    ValueFlag(_EXIT_CODE.cli_flag, needs(_EXIT_CODE), _exit_status_problem),
 )
 
 
@@ -73,11 +88,7 @@ def parse_merge_args(args: list[str]) -> MergeArgs:
     if out is None:
         raise ArgumentError("evaluate merge needs --out FILE")
     code = given.get(_EXIT_CODE.cli_flag)
-    exit_code = DEFAULT_REGRESSION_EXIT_CODE
-    if code is not None:
-        parsed = flag_value(_EXIT_CODE, code, _EXIT_CODE.cli_flag)
-        assert isinstance(parsed, int)
-        exit_code = parsed
+    exit_code = DEFAULT_REGRESSION_EXIT_CODE if code is None else _exit_status(code)
     return MergeArgs(positional, out, given.get("--thresholds"), exit_code)
 
 

@@ -16,12 +16,21 @@ the same revisions. The URL, the eval path, the embeddings record and the source
 first shard's. Pure: the caller reads and writes the files.
 """
 
+import json
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from pydantic import BaseModel
+
 from pytest_taguru.artifact.case import CaseBlock
-from pytest_taguru.artifact.evaluation import Corpus, Evaluation, RevisionRecord, ShardInput
+from pytest_taguru.artifact.evaluation import (
+    Corpus,
+    Evaluation,
+    RevisionRecord,
+    ShardInput,
+    to_jsonable,
+)
 from pytest_taguru.core.limits import MAX_SHARDS
 from pytest_taguru.errors import UsageError
 from pytest_taguru.run.finish import assemble_evaluation
@@ -101,19 +110,23 @@ _IDENTITY: tuple[tuple[str, Callable[[ShardArtifact], Any]], ...] = (
 
 
 def _shown(value: Any) -> str:
-    if isinstance(value, list):
-        return f"{len(value)} case ids"
+    if isinstance(value, BaseModel):
+        return json.dumps(to_jsonable(value))
     return "none" if value is None else repr(value)
 
 
 def _check_same_run(first: ShardArtifact, other: ShardArtifact) -> None:
     for what, identity in _IDENTITY:
         ours, theirs = identity(first), identity(other)
-        if ours != theirs:
-            raise UsageError(
-                f"{other.path} is not a shard of the same run as {first.path}: {what} is "
-                f"{_shown(theirs)} there, {_shown(ours)} in {first.path}"
-            )
+        if ours == theirs:
+            continue
+        if isinstance(ours, list):
+            difference = f"{what} differ ({len(theirs)} there, {len(ours)} in {first.path})"
+        else:
+            difference = f"{what} is {_shown(theirs)} there, {_shown(ours)} in {first.path}"
+        raise UsageError(
+            f"{other.path} is not a shard of the same run as {first.path}: {difference}"
+        )
 
 
 def _check_own_cases(artifact: ShardArtifact) -> None:

@@ -76,12 +76,13 @@ class RunCoverage:
 
     def describe(self) -> str:
         """``partial run (2 of 36 cases)``, ``no case ran (0 of 36 cases)`` or
-        ``complete run (36 cases)``."""
-        if self.complete:
+        ``complete run (36 cases)``; a shard's ends ``of shard 1/3 (12 of 36 cases)``."""
+        if self.empty:
+            described = f"no case ran ({self.ran_cases} of {self.dataset_cases} cases)"
+        elif self.complete:
             described = f"complete run ({self.dataset_cases} cases)"
         else:
-            what = "no case ran" if self.empty else "partial run"
-            described = f"{what} ({self.ran_cases} of {self.dataset_cases} cases)"
+            described = f"partial run ({self.ran_cases} of {self.dataset_cases} cases)"
         return described if self.shard is None else f"{described} of {self.shard}"
 
     def subset(self) -> str | None:

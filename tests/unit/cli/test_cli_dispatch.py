@@ -27,7 +27,8 @@ HINT = " — try 'taguru-evaluate --help'"
             ["evaluate"],
             "unknown subcommand 'evaluate' — the default mode is selected by a "
             "leading flag, e.g. 'taguru-evaluate --eval FILE --context NAME', or use a "
-            "subcommand: 'compare', 'gate', 'report', 'merge', 'init', 'import-dir', 'check', 'schema'",
+            "subcommand: 'compare', 'gate', 'report', 'merge', 'init', 'import-dir', 'check', "
+            "'schema'",
         ),
         (["--eval", "e", "x"], "evaluate takes no positional arguments"),
     ],
