@@ -3,6 +3,7 @@ codes (0, 1 output not written, 2 usage or input error, 3 a bound broken)."""
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from shard_runs import shards, whole_run
@@ -179,3 +180,23 @@ def test_help(capsys: pytest.CaptureFixture[str]) -> None:
         "usage: taguru-evaluate merge SHARD.json... --out FILE [--thresholds FILE]"
     )
     assert "EXIT CODES: 0 merged" in out
+
+
+def test_every_float_comes_back_exactly(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """serde's own float parser reads 0.09090909090909091 one ulp off; the merge must not."""
+    monkeypatch.chdir(tmp_path)
+    at, block = next((i, b) for i, b in enumerate(RUN.cases) if b.recall is not None)
+    assert block.recall is not None
+    exact = block.model_copy(
+        update={"recall": block.recall.model_copy(update={"ndcg": 0.09090909090909091})}
+    )
+    run = RUN.model_copy(update={"cases": [*RUN.cases[:at], exact, *RUN.cases[at + 1 :]]})
+    for artifact in shards(run):
+        Path(artifact.path).write_text(render(artifact.evaluation), encoding="utf-8")
+
+    args = ("shard-1.json", "shard-2.json", "shard-3.json", "--out", "m.json")
+    assert merge(*args, capsys=capsys)[0] == 0
+    cases: Any = merged("m.json")["cases"]
+    assert cases[at]["recall"]["ndcg"] == 0.09090909090909091
