@@ -15,7 +15,13 @@ from pytest_taguru.artifact.evaluation import ArtifactError, Evaluation, parse_e
 from pytest_taguru.cli.arguments import PREFIX, PROG
 from pytest_taguru.errors import UsageError
 from pytest_taguru.flags import CLI_FLAG_PREFIX, DEFAULT_REGRESSION_EXIT_CODE, OPTIONS, OptionSpec
-from pytest_taguru.gate.thresholds import evaluate_gate, load_thresholds, read_input
+from pytest_taguru.gate.thresholds import (
+    GateReport,
+    Thresholds,
+    evaluate_gate,
+    load_thresholds,
+    read_input,
+)
 from pytest_taguru.report.gate import gate_summary_lines, publish_github
 from pytest_taguru.run.flag_values import flag_value, needs
 
@@ -104,6 +110,29 @@ def read_artifact(path: str, *, float_roundtrip: bool = False) -> Evaluation:
         raise UsageError(str(error)) from error
 
 
+def show_verdict(
+    report: GateReport,
+    thresholds: Thresholds,
+    evaluation: Evaluation,
+    *,
+    environ: Mapping[str, str] | None,
+    out: TextIO,
+) -> None:
+    """An offline verdict shown as a live run shows it: the threshold lines, and under GitHub
+    Actions its annotations and step summary (no eval.jsonl lines at hand)."""
+    for line in gate_summary_lines(report):
+        print(line, file=out)
+    publish_github(
+        report,
+        thresholds.file,
+        evaluation,
+        eval_path=evaluation.inputs.eval.path,
+        case_lines={},
+        environ=environ if environ is not None else os.environ,
+        out=out,
+    )
+
+
 def run_gate(
     argv: Sequence[str],
     *,
@@ -146,17 +175,7 @@ def run_gate(
     for warning in thresholds.warnings:
         print(f"{PREFIX}gate: warning: {warning}", file=err)
     report = evaluate_gate(thresholds, evaluation)
-    for line in gate_summary_lines(report):
-        print(line, file=out)
-    publish_github(
-        report,
-        thresholds.file,
-        evaluation,
-        eval_path=evaluation.inputs.eval.path,
-        case_lines={},
-        environ=environ if environ is not None else os.environ,
-        out=out,
-    )
+    show_verdict(report, thresholds, evaluation, environ=environ, out=out)
     if report.passed:
         return 0
     code: int | None = args.regression_exit_code

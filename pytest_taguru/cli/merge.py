@@ -2,7 +2,6 @@
 into the artifact of the complete run (``run.merge``), optionally gated by a thresholds file
 exactly as a live run is (``gate.thresholds``, ``report.gate``)."""
 
-import os
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -11,12 +10,11 @@ from typing import TextIO
 from pytest_taguru.artifact.evaluation import render, write_atomic
 from pytest_taguru.cli.arguments import PREFIX, PROG, ArgumentError, ValueFlag, scan
 from pytest_taguru.cli.compare import display_path
-from pytest_taguru.cli.gate import read_artifact
+from pytest_taguru.cli.gate import read_artifact, show_verdict
 from pytest_taguru.core.textfile import os_error_text
 from pytest_taguru.errors import RunError, UsageError
 from pytest_taguru.flags import DEFAULT_REGRESSION_EXIT_CODE, OPTIONS
 from pytest_taguru.gate.thresholds import evaluate_gate, load_thresholds
-from pytest_taguru.report.gate import gate_summary_lines, publish_github
 from pytest_taguru.report.summary import summary_lines
 from pytest_taguru.run.flag_values import flag_value, needs
 from pytest_taguru.run.merge import ShardArtifact, merge_shards, thresholds_identity
@@ -149,15 +147,5 @@ def run_merge(
         print(line, file=out)
     if report is None or thresholds is None:
         return 0
-    for line in gate_summary_lines(report):
-        print(line, file=out)
-    publish_github(
-        report,
-        thresholds.file,
-        merged,
-        eval_path=merged.inputs.eval.path,
-        case_lines={},
-        environ=environ if environ is not None else os.environ,
-        out=out,
-    )
+    show_verdict(report, thresholds, merged, environ=environ, out=out)
     return 0 if report.passed else args.regression_exit_code

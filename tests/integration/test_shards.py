@@ -98,6 +98,26 @@ def test_the_example_suite_in_three_shards_merges_into_the_single_run(
     assert "the shards ran with another thresholds file" in failed.stderr.str()
 
 
+def test_a_shard_spreads_over_hosts_with_xdists_tx(pytester: pytest.Pytester) -> None:
+    """What the README shows for several hosts, on one: ``--tx …//chdir=DIR`` is a worker
+    elsewhere, given a copy of the suite (``--rsyncdir``); the workers run the shard's cases and
+    the controller writes the artifact."""
+    suite_copy(pytester.path)
+    suite, host = pytester.path / "example_suite", pytester.path / "host"
+    run = pytester.runpytest_subprocess(
+        *QUIET, str(suite), "--taguru-shard=3/3", "--taguru-out", "tx.json", "--dist", "load",
+        "--rsyncdir", str(suite), "--tx", f"2*popen//chdir={host}",
+    )  # fmt: skip
+
+    assert run.ret == 0, run.stdout.str() + run.stderr.str()
+    assert (host / "example_suite" / "eval.jsonl").is_file()
+    artifact = json.loads((pytester.path / "tx.json").read_text("utf-8"))
+    own = [i for i in artifact["inputs"]["shard"]["case_ids"] if shard_of(i, 3) == 3]
+    assert [case["case_id"] for case in artifact["cases"]] == own
+    outcomes = run.parseoutcomes()  # with pytest-xdist's warnings that --rsyncdir is deprecated
+    assert (outcomes["passed"], outcomes["skipped"]) == (len(own), 1)
+
+
 def test_a_missing_or_foreign_shard_is_refused_with_its_name(suite: Suite) -> None:
     for index in (1, 2):
         assert suite.run(f"--taguru-shard={index}/2", "--taguru-out", f"s{index}.json").ret == 0

@@ -259,25 +259,19 @@ def test_a_partial_shard_is_refused_with_its_missing_cases() -> None:
     )
 
 
-def test_a_case_of_another_shard_is_refused() -> None:
+@pytest.mark.parametrize(
+    ("taken_from", "problem"),
+    [
+        (0, "is not one of shard 3/3's cases (a foreign or altered artifact)"),
+        (2, "is in it twice"),
+    ],
+)
+def test_a_case_not_the_shards_own_or_not_once_is_refused(taken_from: int, problem: str) -> None:
     parts = shards(RUN)
-    stray = parts[0].evaluation.cases[0]
-    cases = [*parts[1].evaluation.cases, stray]
-    parts[1] = with_fields(parts[1], cases=cases)
+    extra = parts[taken_from].evaluation.cases[0]
+    parts[2] = with_fields(parts[2], cases=[*parts[2].evaluation.cases, extra])
 
-    assert refusal(parts) == (
-        f"shard-2.json: case '{stray.case_id}' is not one of shard 2/3's cases (a foreign or "
-        "altered artifact)"
-    )
-
-
-def test_a_case_twice_in_a_shard_is_refused() -> None:
-    parts = shards(RUN)
-    twice = parts[2].evaluation.cases[0]
-    cases = [*parts[2].evaluation.cases, twice]
-    parts[2] = with_fields(parts[2], cases=cases)
-
-    assert refusal(parts) == f"shard-3.json: case '{twice.case_id}' is in it twice"
+    assert refusal(parts) == f"shard-3.json: case '{extra.case_id}' {problem}"
 
 
 def test_a_shard_given_twice_is_refused_naming_both_files() -> None:
