@@ -12,12 +12,12 @@ complete run, but for its time stamp, latencies and server URL.
 The corpus is bracketed across the shards: ``revision_before`` holds the lowest revision any
 shard started at, ``revision_after`` the highest any ended at (each counter on its own: they
 only grow), the write epochs likewise; ``stable`` only when every shard was stable and all saw
-the same revisions. The URL, the eval path, the embeddings record and the sources count are the
-first shard's. Pure: the caller reads and writes the files.
+the same revisions. The URL, the eval path, the embeddings record and the sources count are those
+of the shard with the lowest index. Pure: the caller reads and writes the files.
 """
 
 import json
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -129,21 +129,21 @@ def _check_same_run(first: ShardArtifact, other: ShardArtifact) -> None:
         )
 
 
-def _check_own_cases(artifact: ShardArtifact) -> None:
-    """Every case of the artifact's own shard ran, once, and no case of another."""
+def _check_own_cases(artifact: ShardArtifact, owners: Mapping[str, int]) -> None:
+    """Every case of the artifact's own shard ran, once, and no case of another (``owners``:
+    each case id of the set → its shard)."""
     spec, path = artifact.spec, artifact.path
-    known = set(artifact.shard.case_ids)
     seen: set[str] = set()
     for block in artifact.evaluation.cases:
         if block.case_id in seen:
             raise UsageError(f"{path}: case '{block.case_id}' is in it twice")
-        if block.case_id not in known or not spec.holds(block.case_id):
+        if owners.get(block.case_id) != spec.index:
             raise UsageError(
                 f"{path}: case '{block.case_id}' is not one of shard {spec}'s cases (a foreign "
                 "or altered artifact)"
             )
         seen.add(block.case_id)
-    own = [case_id for case_id in artifact.shard.case_ids if spec.holds(case_id)]
+    own = [case_id for case_id, index in owners.items() if index == spec.index]
     missing = [case_id for case_id in own if case_id not in seen]
     if missing:
         raise UsageError(
@@ -153,7 +153,7 @@ def _check_own_cases(artifact: ShardArtifact) -> None:
         )
 
 
-def _check_complete(shards: Sequence[ShardArtifact]) -> None:
+def _check_complete(shards: Sequence[ShardArtifact], owners: Mapping[str, int]) -> None:
     """No shard twice, and every shard that holds a case given (a shard holding no case
     writes no artifact: it has nothing to add)."""
     by_index: dict[int, ShardArtifact] = {}
@@ -164,8 +164,7 @@ def _check_complete(shards: Sequence[ShardArtifact]) -> None:
         by_index[artifact.shard.index] = artifact
     count = shards[0].shard.count
     absent: dict[int, list[str]] = {}
-    for case_id in shards[0].shard.case_ids:
-        index = shard_of(case_id, count)
+    for case_id, index in owners.items():
         if index not in by_index:
             absent.setdefault(index, []).append(case_id)
     if absent:
@@ -217,9 +216,11 @@ def merge_shards(shards: Sequence[ShardArtifact], *, out: str) -> Evaluation:
         _check_record(artifact)
     for artifact in shards[1:]:
         _check_same_run(shards[0], artifact)
+    count = shards[0].shard.count
+    owners = {case_id: shard_of(case_id, count) for case_id in shards[0].shard.case_ids}
     for artifact in shards:
-        _check_own_cases(artifact)
-    _check_complete(shards)
+        _check_own_cases(artifact, owners)
+    _check_complete(shards, owners)
     ordered = sorted(shards, key=lambda artifact: artifact.shard.index)
     blocks: dict[str, CaseBlock] = {
         block.case_id: block for artifact in ordered for block in artifact.evaluation.cases
