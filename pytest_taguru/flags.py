@@ -35,7 +35,9 @@ DEFAULT_TIMEOUT_S = 35.0
 DEFAULT_RETRIES = 2
 DEFAULT_MAX_CONSECUTIVE_FAILURES = 5
 
-ParserName = Literal["positive_int", "exit_status", "seconds", "retries", "count", "shard"]
+ParserName = Literal[
+    "positive_int", "exit_status", "seconds", "retries", "count", "slices", "shard"
+]
 """A value parser of ``run.flag_values`` (``PARSERS``); its message is ``<flag> needs …``."""
 
 
@@ -51,7 +53,8 @@ class OptionSpec:
     """What the flag does, for every surface; the notes below are appended per surface."""
     needs: str = ""
     """What the flag takes, in ``<flag> needs <what>`` when its value is missing (taguru's
-    words), for a value that is neither a path (``a file path``) nor parsed (the parser's)."""
+    words), for a value that is not parsed (the parser's); a path's default is ``a file
+    path``."""
     is_path: bool = False
     """An ini value is relative to the ini file; a missing value ``needs a file path``."""
     parse: ParserName | None = None
@@ -65,8 +68,8 @@ class OptionSpec:
     """What the plugin uses for a required flag that was not given (the drop-in has none)."""
     requires: str | None = None
     """The name of a switch this flag is only legal with."""
-    excludes: str | None = None
-    """The name of a flag this one cannot be combined with."""
+    excludes: tuple[str, ...] = ()
+    """The names of the flags this one cannot be combined with."""
     field: str | None = None
     """The ``RawOptions`` attribute, when it is not the name in snake case."""
 
@@ -104,8 +107,8 @@ class OptionSpec:
             notes.append(f"default: {self.fallback}")
         if self.requires is not None:
             notes.append(f"requires {prefix}{self.requires}")
-        if self.excludes is not None:
-            notes.append(f"not with {prefix}{self.excludes}")
+        if self.excludes:
+            notes.append("not with " + ", ".join(prefix + name for name in self.excludes))
         return f"{self.help} ({'; '.join(notes)})" if notes else self.help
 
 
@@ -169,8 +172,29 @@ OPTION_SPECS = (
         "start the embedded reference server loaded with this file",
         is_path=True,
         drop_in=False,
-        excludes="url",
+        excludes=("url",),
         field="serve_import",
+    ),
+    OptionSpec(
+        "record",
+        "DIR",
+        "record every answer the run receives in DIR (corpus text: keep it as private as the "
+        "corpus), for --taguru-replay",
+        needs="a directory path",
+        is_path=True,
+        drop_in=False,
+        field="record_dir",
+    ),
+    OptionSpec(
+        "replay",
+        "DIR",
+        "answer every request from the recording in DIR instead of a server; a request it "
+        "holds no answer for fails its case",
+        needs="a directory path",
+        is_path=True,
+        drop_in=False,
+        excludes=("record", "serve", "url"),
+        field="replay_dir",
     ),
     OptionSpec(
         "regression-exit-code",
@@ -226,6 +250,32 @@ OPTION_SPECS = (
         parse="count",
         drop_in=False,
         drop_in_value="0",
+    ),
+    OptionSpec(
+        "slices",
+        "LINES",
+        "per-slice scorecards: one 'name: glob [glob ...]' per line (an ini value may span "
+        "lines), the globs matched against case ids as fnmatch does",
+        parse="slices",
+        drop_in=False,
+    ),
+    OptionSpec(
+        "slices-file",
+        "FILE",
+        'per-slice scorecards from a slices file ({"taguru_slices": 1, "slices": {"name": '
+        '["glob", ...]}})',
+        is_path=True,
+        drop_in=False,
+        excludes=("slices",),
+    ),
+    OptionSpec(
+        "slice-thresholds",
+        "FILE",
+        "gate each slice with a slice thresholds file (the slices come from --taguru-slices, "
+        f"--taguru-slices-file or the artifact); a violated bound exits "
+        f"{DEFAULT_REGRESSION_EXIT_CODE}",
+        is_path=True,
+        drop_in=False,
     ),
 )
 
@@ -285,17 +335,16 @@ def given_flags(config: pytest.Config) -> FlagValues | None:
             values[spec.dest] = cli if cli is not None else _ini_value(config, spec)
     if values[OPTIONS["eval"].dest] is None and not typed:
         return None
-    # Of two flags that exclude each other (one server target: --taguru-url or --taguru-serve),
-    # the one typed on the command line replaces the other coming from the ini file
-    # (``pytest example_suite --taguru-url …``).
+    # Of two flags that exclude each other (one server target: --taguru-url, --taguru-serve or
+    # --taguru-replay), the one typed on the command line replaces the other coming from the
+    # ini file (``pytest example_suite --taguru-url …``).
     for spec in OPTION_SPECS:
-        if spec.excludes is None:
-            continue
-        pair = (spec, OPTIONS[spec.excludes])
-        for typed_one, other in (pair, pair[::-1]):
-            if (
-                config.getoption(typed_one.dest) is not None
-                and config.getoption(other.dest) is None
-            ):
-                values[other.dest] = None
+        for excluded in spec.excludes:
+            pair = (spec, OPTIONS[excluded])
+            for typed_one, other in (pair, pair[::-1]):
+                if (
+                    config.getoption(typed_one.dest) is not None
+                    and config.getoption(other.dest) is None
+                ):
+                    values[other.dest] = None
     return values

@@ -95,6 +95,7 @@ def pytest_cmdline_main(config: pytest.Config) -> int | None:
         prepared.eval_set,
         prepared.thresholds,
         prepared.startup_lines,
+        slicing=prepared.slicing,
         shard=prepared.shard,
     )
     config.add_cleanup(controller.stop)
@@ -155,6 +156,7 @@ def activate(config: pytest.Config, prepared: "PreparedRun") -> None:
                 prepared.eval_set,
                 prepared.thresholds,
                 prepared.startup_lines,
+                slicing=prepared.slicing,
                 shard=prepared.shard,
             )
         config.pluginmanager.register(TaguruController(config, controller), "taguru-controller")

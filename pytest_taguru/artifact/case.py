@@ -12,7 +12,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, model_validator
 
 from pytest_taguru.artifact.assembly import BudgetBlock, Evidence
-from pytest_taguru.artifact.base import ArtifactModel
+from pytest_taguru.artifact.base import OWN_EXTENSION, ArtifactModel
 from pytest_taguru.core.jsontext import WRITE_NULL
 from pytest_taguru.core.wire import F32, ContextPlan, HitLanes
 
@@ -267,6 +267,36 @@ class Citations(ArtifactModel):
     checks: list[CitationCheck] = Field(default_factory=list)
 
 
+class UnjudgedHit(ArtifactModel):
+    """A hit no ``expected_sources`` entry satisfies, at its 1-based rank among the hits."""
+
+    rank: int
+    source: str
+    paragraph: int
+
+
+class MetricBounds(ArtifactModel):
+    """A metric's least and greatest value over every labelling of the unjudged hits."""
+
+    low: float
+    high: float
+
+
+class LabelCoverage(ArtifactModel):
+    """pytest-taguru's own (taguru's readers ignore it): how much of the case's hits the labels
+    judge, and how far recall@k, MRR and nDCG could move (``score.label_coverage``). Present
+    when the passage lane searched and the case declares an ``expected_sources`` entry; the
+    bounds only with a ``recall`` block."""
+
+    hits: int
+    judged: int
+    judged_at_k: float | None = None
+    unjudged: list[UnjudgedHit] = Field(default_factory=list)
+    recall_at_k: MetricBounds | None = None
+    mrr: MetricBounds | None = None
+    ndcg: MetricBounds | None = None
+
+
 class CaseBlock(ArtifactModel):
     """Everything recorded for one eval case, in writer order (§7.4)."""
 
@@ -288,6 +318,8 @@ class CaseBlock(ArtifactModel):
     retries: int | None = None
     """pytest-taguru's own (taguru's readers ignore it): requests of this case sent again
     (``--taguru-retries``); absent when none was."""
+    label_coverage: Annotated[LabelCoverage | None, OWN_EXTENSION] = None
+    """pytest-taguru's own: judged@k, the unjudged hits and the metric bounds."""
 
 
 def dump_case_block(block: CaseBlock) -> str:

@@ -18,7 +18,7 @@ from typing import Annotated, Any
 from pydantic import BaseModel, Field, model_validator
 
 from pytest_taguru.artifact.assembly import BudgetInput
-from pytest_taguru.artifact.base import ArtifactModel
+from pytest_taguru.artifact.base import OWN_EXTENSION, ArtifactModel
 from pytest_taguru.artifact.case import CaseBlock
 from pytest_taguru.core.jsontext import F32_FIELD, WRITE_NULL, Float32, dumps_pretty
 from pytest_taguru.core.serde import SerdeError, read_json
@@ -133,8 +133,9 @@ class ShardInput(ArtifactModel):
 class Inputs(ArtifactModel):
     """``inputs`` (§7.3, assembly.md §1.9). ``mode`` is ``assembly`` or ``baseline``, always
     written; ``budget`` (the resolved ceilings) only under ``--assembly`` or a ``--max-*``
-    flag; ``rerank`` (the model name) only when ``--rerank`` was given; ``shard`` only in a
-    shard's artifact."""
+    flag; ``rerank`` (the model name) only when ``--rerank`` was given; ``replayed`` (an
+    extra key of pytest-taguru's: the recording directory) only on a replayed run; ``shard``
+    (another) only in a shard's artifact."""
 
     eval: EvalInput = Field(default_factory=EvalInput)
     context: str = ""
@@ -145,6 +146,7 @@ class Inputs(ArtifactModel):
     mode: str = "baseline"
     budget: BudgetInput | None = None
     rerank: str | None = None
+    replayed: str | None = None
     shard: ShardInput | None = None
 
 
@@ -179,8 +181,45 @@ class Definition(ArtifactModel):
     caveat: Annotated[str | None, WRITE_NULL] = None
 
 
+class SliceCard(ArtifactModel):
+    """One slice's scorecard (pytest-taguru's own ``slices`` block): the globs that define it,
+    how many of the run's cases it holds, and the per-case metrics over those cases, each the
+    distribution the run-level ``metrics`` block holds for the same samples."""
+
+    globs: list[str] = Field(default_factory=list)
+    n: int = 0
+    metrics: dict[str, Distribution] = Field(default_factory=dict)
+
+
+def _with_decoded_metrics(data: Any) -> Any:
+    """A document's ``metrics``, each decoded as its ``definitions`` entry says (§7.7)."""
+    if isinstance(data, dict) and isinstance(data.get("metrics"), dict):
+        decoded, _ = decode_metrics(data["metrics"], data.get("definitions"))
+        return {**data, "metrics": decoded}
+    return data
+
+
+class ExtraMetrics(ArtifactModel):
+    """``extra_metrics``, pytest-taguru's own block (taguru's readers ignore it): the metrics
+    outside taguru's 31 (``score.registry.EXTRA_METRICS``), with their own ``definitions``,
+    in the shapes and key order of the top-level ``definitions`` and ``metrics``."""
+
+    definitions: dict[str, Definition] = Field(default_factory=dict)
+    metrics: dict[str, MetricValue] = Field(default_factory=dict)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _decode_metrics_by_statistic(cls, data: Any) -> Any:
+        return _with_decoded_metrics(data)
+
+
 class Evaluation(ArtifactModel):
-    """The whole ``evaluation.json`` (§7.2). ``thresholds`` is the gate's report object."""
+    """The whole ``evaluation.json`` (§7.2). ``thresholds`` is the gate's report object.
+
+    ``slices`` (slice name → scorecard, in declaration order) and ``slice_thresholds`` (the
+    slice gate's report) are pytest-taguru's own keys, which taguru's readers ignore; both are
+    left out of a run that defines no slices, so its file is what it was without them.
+    """
 
     taguru_evaluation: int = 0
     generated_at: str = ""
@@ -192,14 +231,14 @@ class Evaluation(ArtifactModel):
     warnings: list[str] | None = None
     cases: list[CaseBlock] = Field(default_factory=list)
     metrics: dict[str, MetricValue] = Field(default_factory=dict)
+    extra_metrics: Annotated[ExtraMetrics | None, OWN_EXTENSION] = None
+    slices: dict[str, SliceCard] | None = None
+    slice_thresholds: dict[str, Any] | None = None
 
     @model_validator(mode="before")
     @classmethod
     def _decode_metrics_by_statistic(cls, data: Any) -> Any:
-        if isinstance(data, dict) and isinstance(data.get("metrics"), dict):
-            decoded, _ = decode_metrics(data["metrics"], data.get("definitions"))
-            return {**data, "metrics": decoded}
-        return data
+        return _with_decoded_metrics(data)
 
     def headline(self, metric: str) -> float | None:
         """The number compared and gated for ``metric``; ``None`` when absent or empty."""

@@ -2,7 +2,9 @@
 
 Every pytest process (the controller of a plain run, or each pytest-xdist worker) holds one
 ``CaseRunner`` in ``config.stash[RUNNER_KEY]``. It owns the process's HTTP client and is the
-only place where a case's network I/O happens.
+only place where a case's network I/O happens; with ``--taguru-record`` or
+``--taguru-replay`` each case's calls (its lanes, then its drill-down) go on the case's own
+tape, from the lanes to the end of the item (``finish_case``).
 """
 
 from dataclasses import dataclass, field
@@ -20,19 +22,36 @@ from pytest_taguru.run.dead_server import CallTally
 from pytest_taguru.run.exchange import CallFailed
 from pytest_taguru.run.lanes.assembly import RunShape, run_case_lanes
 from pytest_taguru.run.lanes.request_bodies import citation_body
+from pytest_taguru.run.recording.store import Recording, recording_for
+from pytest_taguru.run.recording.tapes import Tape
 from pytest_taguru.run.settings import Settings
 from pytest_taguru.score.case import build_case_block
 from pytest_taguru.score.registry import CASE_SCORES, case_value
 
 
-class CaseRegression(Exception):
-    """A case broke a case-scoped bound: ``drilldown`` is the text the report shows,
-    ``headline`` its first violation (the short summary's line)."""
+class CaseFailure(Exception):
+    """A case item's failure told in words of its own, no traceback: ``drilldown`` is the text
+    the report shows, ``headline`` its first line (the short summary's)."""
 
     def __init__(self, drilldown: str, headline: str) -> None:
         super().__init__(headline)
         self.drilldown = drilldown
         self.headline = headline
+
+
+class CaseRegression(CaseFailure):
+    """A case broke a case-scoped bound (a quality regression: exit 3)."""
+
+
+class UnrecordedRequests(CaseFailure):
+    """A replayed case made requests its recording holds no answer for. Its lanes recorded
+    the failures; the item fails as no regression does (the session exits 1 and writes no
+    artifact): the replay cannot say what the server would have answered."""
+
+    @classmethod
+    def of(cls, case: EvalCase, misses: list[str]) -> "UnrecordedRequests":
+        headline = f"replay: {len(misses)} request(s) of case '{case.case_id}' not recorded"
+        return cls("\n".join([f"{headline}:", *(f"  {miss}" for miss in misses)]), headline)
 
 
 def scalar_scores(block: CaseBlock) -> list[tuple[str, float]]:
@@ -58,6 +77,12 @@ class CaseRunner:
     """The cases this process collects: a shard's only, under ``--taguru-shard``."""
     thresholds: Thresholds | None
     _client: TaguruClient | None = field(default=None, repr=False)
+    _recording: Recording = field(init=False, repr=False)
+    _tapes: dict[str, Tape] = field(default_factory=dict, repr=False)
+    """The tape of each case between its lanes and the end of its item."""
+
+    def __post_init__(self) -> None:
+        self._recording = recording_for(self.settings)
 
     @property
     def client(self) -> TaguruClient:
@@ -69,11 +94,15 @@ class CaseRunner:
         """Run the case's lanes in their fixed order and score them (server errors recorded);
         the block counts the case's retries, the tally is what the dead-server rule reads."""
         lane = RunShape.from_settings(self.settings).passage_lane()
-        calls = self.client.for_case()
+        tape = self._recording.case_tape(case.case_id)
+        if tape is not None:
+            self._tapes[case.case_id] = tape
+        calls = self.client.for_case(tape)
         lanes, outcome = run_case_lanes(calls, self.settings.context, case, lane)
         block = build_case_block(case, lanes, evidence=outcome.evidence, budget=outcome.budget)
-        if calls.counts.retries:
-            block = block.model_copy(update={"retries": calls.counts.retries})
+        retries = calls.counts.retries + (0 if tape is None else tape.recorded_retries)
+        if retries:
+            block = block.model_copy(update={"retries": retries})
         return block, calls.counts.tally
 
     @property
@@ -96,35 +125,59 @@ class CaseRunner:
         """The case block as it travels to the controller (``artifact.dump_case_block``)."""
         return dump_case_block(block)
 
-    def check_case_bounds(self, case: EvalCase, block: CaseBlock) -> None:
-        """Raise ``CaseRegression`` with the drill-down when a case-scoped bound is broken."""
+    def finish_case(self, case: EvalCase, block: CaseBlock) -> None:
+        """The verdict of a case whose lanes ran: ``UnrecordedRequests`` when a replay could
+        not answer them, else ``check_case_bounds``; then its recording is written."""
+        tape = self._tapes.pop(case.case_id, None)
+        try:
+            if tape is not None and tape.misses:
+                raise UnrecordedRequests.of(case, tape.misses)
+            self.check_case_bounds(case, block, tape)
+        finally:
+            self._recording.close(tape)
+
+    def check_case_bounds(self, case: EvalCase, block: CaseBlock, tape: Tape | None = None) -> None:
+        """Raise ``CaseRegression`` with the drill-down when a case-scoped bound is broken (its
+        calls go on ``tape``)."""
         if self.thresholds is None:
             return
         violations = case_violations(self.thresholds, block)
         if violations:
+            earlier = 0 if tape is None else len(tape.misses)
+            drilldown = render_drilldown(
+                case=case,
+                block=block,
+                violations=violations,
+                context=self.settings.context,
+                eval_path=self.settings.eval_path,
+                facts=self.drilldown_facts(case, block, tape),
+            )
+            unanswered = [] if tape is None else tape.misses[earlier:]
+            if unanswered:
+                # Best effort, as live: a paragraph whose existence is unknown is not absent.
+                drilldown += (
+                    f"\nreplay: {len(unanswered)} drill-down request(s) not recorded, so "
+                    "whether those expected paragraphs exist is unknown:"
+                )
+                drilldown += "".join(f"\n  {miss}" for miss in unanswered)
             raise CaseRegression(
-                render_drilldown(
-                    case=case,
-                    block=block,
-                    violations=violations,
-                    context=self.settings.context,
-                    eval_path=self.settings.eval_path,
-                    facts=self.drilldown_facts(case, block),
-                ),
-                first_of([violation_line(item.violation) for item in violations]),
+                drilldown, first_of([violation_line(item.violation) for item in violations])
             )
 
-    def drilldown_facts(self, case: EvalCase, block: CaseBlock) -> DrilldownFacts:
+    def drilldown_facts(
+        self, case: EvalCase, block: CaseBlock, tape: Tape | None = None
+    ) -> DrilldownFacts:
         """What the drill-down of a failed case needs beyond its block: where its requests
         go, and which missed expected paragraphs do not exist at all (one ``citations`` call
         each, answered ``no_paragraph``; made only for a failed case)."""
         settings = self.settings
+        calls = self.client.for_case(tape)
         absent: set[tuple[str, int]] = set()
         for entry in missed_sources(case, block):
             for paragraph in entry.paragraphs:
                 body = citation_body(entry.source, paragraph)
                 try:
-                    self.client.post_json(["contexts", settings.context, "citations"], body)
+                    calls.post_json(["contexts", settings.context, "citations"], body)
                 except CallFailed as failure:
                     if failure.not_found and failure.code == "no_paragraph":
                         absent.add((entry.source, paragraph))

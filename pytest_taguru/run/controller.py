@@ -39,8 +39,11 @@ from pytest_taguru.run.dead_server import RunStop
 from pytest_taguru.run.finish import build_evaluation, ordered_blocks, partial_run_warning
 from pytest_taguru.run.partial import PartialRunPolicy, RunCoverage, session_failure
 from pytest_taguru.run.preflight import PreflightFacts, reread_context, run_preflight
+from pytest_taguru.run.recording.store import Recording, recording_for
+from pytest_taguru.run.recording.tapes import Tape
 from pytest_taguru.run.settings import Settings
 from pytest_taguru.run.shard import ShardPlan
+from pytest_taguru.run.slices import Slicing, judge_slices
 from pytest_taguru.run.waiting import waiting_notice
 from pytest_taguru.score.summary import run_summary
 
@@ -127,11 +130,18 @@ class RunController:
     """How the session was interrupted (``Ctrl-C``, ``pytest.exit``), when it was."""
     dead_server: RunStop = field(init=False)
     """The dead-server rule over every case's calls, in the order their reports arrive."""
+    recording: Recording = field(init=False)
+    """What ``--taguru-record`` writes or ``--taguru-replay`` answers from."""
+    slicing: Slicing | None = None
+    """The slices (their scorecards join the artifact) and the slice thresholds file."""
 
     def __post_init__(self) -> None:
         self.dead_server = RunStop(self.settings.max_consecutive_failures)
+        self.recording = recording_for(self.settings)
         if self.thresholds is not None:
             self.add_gate_source(ThresholdsGate(bounded=sorted(self.thresholds.file.aggregate)))
+        for source in [] if self.slicing is None else self.slicing.gate_sources():
+            self.add_gate_source(source)
 
     @property
     def started(self) -> bool:
@@ -158,21 +168,23 @@ class RunController:
             paths.append(self.settings.html)
         return paths
 
-    def _client(self) -> TaguruClient:
-        return client_for(self.settings)
+    def _client(self, tape: Tape | None) -> TaguruClient:
+        return client_for(self.settings, tape=tape)
 
     # --- start -------------------------------------------------------------------------------
 
     def start(self) -> Settings:
-        """Output paths, embedded server (if any), then preflight, once, before any case runs.
+        """Output paths, recording, embedded server (if any), then preflight, once, before any
+        case runs.
 
-        Returns the settings the cases must use (the embedded server's URL filled in).
-        Raises ``TaguruError``; the embedded server is stopped again on any failure.
+        Returns the settings the cases must use (the embedded server's URL filled in, or the
+        recorded one). Raises ``TaguruError``; the embedded server is stopped on any failure.
         """
         for line in self.startup_lines:
             print(line, file=self.stderr)
         try:
             self._check_outputs()
+            self.settings = self.recording.begin(self.settings, self.eval_set)
             if self.settings.serve_import is not None:
                 starting = f"the embedded server to load {self.settings.serve_import}"
                 with waiting_notice(self.stderr, starting):
@@ -182,14 +194,18 @@ class RunController:
                 for note in self.server.import_notes:
                     print(f"{PREFIX}warning: {note}", file=self.stderr)
                 self.settings = self.settings.with_base_url(self.server.url)
-            print(f"evaluate → {self.settings.masked_url}", file=self.stderr)
-            client = self._client()
+            replayed = self.settings.replay_dir
+            suffix = "" if replayed is None else f" (replayed from {replayed})"
+            print(f"evaluate → {self.settings.masked_url}{suffix}", file=self.stderr)
+            tape = self.recording.preflight_tape()
+            client = self._client(tape)
             try:
                 self.preflight = run_preflight(
                     client, self.settings, self.eval_set, stderr=self.stderr
                 )
             finally:
                 client.close()
+            self.recording.seal_preflight(tape, self.settings, self.eval_set, self.preflight)
         except UnreachableError as error:
             self.stop()
             if self.settings.address_hint is not None:
@@ -250,22 +266,26 @@ class RunController:
             return
         failing = self.failing_session(pytest_status)
         path = self.policy.artifact_path(coverage, session_failure=failing)
-        client = self._client()
+        tape = self.recording.after_run_tape()
+        client = self._client(tape)
         try:
             with waiting_notice(self.stderr, f"GET /contexts/{self.settings.context}"):
                 after = reread_context(client, self.settings.context)
         finally:
             client.close()
+            self.recording.close(tape)
         cases = ordered_blocks(self.eval_set, self.blocks)
+        globs = None if self.slicing is None else self.slicing.definitions.globs
         evaluation = build_evaluation(
             self.settings, self.eval_set, cases, self.preflight, after,
-            out=planned, shard=self.shard,
+            out=planned, slices=globs, shard=self.shard,
         )  # fmt: skip
         gate = None
+        skipped = self.policy.aggregate_skip_reason(coverage)
         if self.thresholds is not None:
-            skipped = self.policy.aggregate_skip_reason(coverage)
             gate = evaluate_gate(self.thresholds, evaluation, aggregate_skipped=skipped)
             evaluation = evaluation.model_copy(update={"thresholds": gate.to_block()})
+        evaluation, slice_lines = judge_slices(self.slicing, evaluation, aggregate_skipped=skipped)
         if path is not None:
             try:
                 write_atomic(path, render(evaluation))
@@ -277,6 +297,8 @@ class RunController:
             partial_run_warning=partial_run_warning(coverage.dataset_cases, coverage.ran_cases),
             not_written=None if failing is None else f"{failing}; the session exits 1",
         )
+        recorded = self.recording.summary_line()
+        lines += [] if recorded is None else [recorded]
         annotations: list[str] = []
         if gate is not None and self.thresholds is not None:
             lines += gate_summary_lines(gate)
@@ -291,6 +313,7 @@ class RunController:
                 out=stream,
             )
             annotations = stream.getvalue().splitlines()
+        lines += slice_lines
         self.outcome = Outcome(evaluation, gate, lines, annotations)
         finished = FinishedRun(evaluation, coverage, gate, path)
         self.gate_results = [source.judge(finished) for source in self.gate_sources]

@@ -168,6 +168,11 @@ def load_eval_set(path: str) -> EvalSet:
         text = read_utf8(path)
     except UnreadableFile as error:
         raise UsageError(f"cannot read {path}: {error.reason}") from None
+    return parse_eval_set(text, path)
+
+
+def parse_eval_set(text: str, path: str) -> EvalSet:
+    """Validate the text of an eval.jsonl in interpret mode (§2); ``path`` names it in errors."""
     header: EvalHeader | None = None
     cases: list[EvalCase] = []
     case_ids: set[str] = set()

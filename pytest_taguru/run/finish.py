@@ -4,7 +4,7 @@ blocks that came back, and the context facts read before and after (``evaluate-r
 Pure apart from the clock (``generated_at`` is taken after the run, §9 item 23).
 """
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 
 from pytest_taguru.artifact.case import CaseBlock
@@ -23,7 +23,8 @@ from pytest_taguru.run.lanes.assembly import RunShape
 from pytest_taguru.run.preflight import ContextFacts, PreflightFacts
 from pytest_taguru.run.settings import Settings
 from pytest_taguru.run.shard import ShardPlan
-from pytest_taguru.score.metrics import build_metrics, definitions
+from pytest_taguru.score.metrics import build_extra_metrics, build_metrics, definitions
+from pytest_taguru.score.slices import slice_cards
 from pytest_taguru.score.summary import run_summary
 
 
@@ -52,10 +53,12 @@ def build_evaluation(
     after: ContextFacts,
     *,
     out: str,
+    slices: Mapping[str, Sequence[str]] | None = None,
     shard: ShardPlan | None = None,
 ) -> Evaluation:
-    """The artifact (``thresholds`` still null): ``out`` is the path it is written to; a
-    shard's dataset is its own cases, and its ``inputs`` say which shard it is."""
+    """The artifact (``thresholds`` still null): ``out`` is the path it is written to;
+    ``slices`` (name → globs) adds the per-slice scorecards; a shard's dataset is its own
+    cases, and its ``inputs`` say which shard it is."""
     assert settings.masked_url is not None
     shape = RunShape.from_settings(settings)
     dataset = eval_set.cases if shard is None else shard.select(eval_set.cases)
@@ -69,6 +72,7 @@ def build_evaluation(
         mode=shape.mode,
         budget=shape.budget_input,
         rerank=shape.rerank,
+        replayed=settings.replay_dir,
         shard=None if shard is None else shard.record(),
     )
     corpus = Corpus(
@@ -90,6 +94,7 @@ def build_evaluation(
         cases,
         dataset_cases=len(dataset),
         case_warnings=shape.filter_warnings(dataset),
+        slices=slices,
     )
 
 
@@ -100,10 +105,12 @@ def assemble_evaluation(
     *,
     dataset_cases: int,
     case_warnings: list[str],
+    slices: Mapping[str, Sequence[str]] | None = None,
 ) -> Evaluation:
     """The artifact of the case blocks that came back (``thresholds`` still null), for a live
     run and for ``taguru-evaluate merge`` alike: the warnings (the per-case ones given, then
-    the run's own), the definitions and every metric, computed from ``cases``."""
+    the run's own), the definitions, every metric and the slices' scorecards, computed from
+    ``cases``."""
     warnings = list(case_warnings)
     partial = partial_run_warning(dataset_cases, len(cases))
     if partial is not None:
@@ -120,4 +127,6 @@ def assemble_evaluation(
         warnings=warnings or None,
         cases=cases,
         metrics=build_metrics(cases, rerank_requested=inputs.rerank is not None),
+        extra_metrics=build_extra_metrics(cases),
+        slices=None if slices is None else slice_cards(slices, cases),
     )

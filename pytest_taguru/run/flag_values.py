@@ -21,6 +21,7 @@ from pytest_taguru.flags import (
     ParserName,
 )
 from pytest_taguru.run.shard import ShardSpec
+from pytest_taguru.run.slices import SliceDefinitions, SliceLinesParser
 
 
 @dataclass(frozen=True)
@@ -45,6 +46,8 @@ class RawOptions:
     max_tokens: str | None = None
     rerank: str | None = None
     serve_import: str | None = None
+    record_dir: str | None = None
+    replay_dir: str | None = None
     regression_exit_code: str | None = None
     gate_partial: bool = False
     shard: str | None = None
@@ -52,6 +55,9 @@ class RawOptions:
     timeout_s: str | None = None
     retries: str | None = None
     max_consecutive_failures: str | None = None
+    slices: str | None = None
+    slices_file: str | None = None
+    slice_thresholds: str | None = None
     flag_prefix: str = PLUGIN_FLAG_PREFIX
     typed: frozenset[str] = frozenset()
     """The names of the flags typed on the command line (the rest came from the ini file)."""
@@ -157,25 +163,28 @@ parse_count = UnsignedParser("a whole number (0 turns the rule off)", 0, U64_MAX
 parse_shard = ShardParser(f"a shard I/N with 1 <= I <= N <= {MAX_SHARDS}, e.g. 2/3", MAX_SHARDS)
 """``--taguru-shard``."""
 
-PARSERS: dict[ParserName, UnsignedParser | SecondsParser | ShardParser] = {
+PARSERS: dict[ParserName, UnsignedParser | SecondsParser | SliceLinesParser | ShardParser] = {
     "positive_int": parse_positive_int,
     "exit_status": parse_exit_code,
     "seconds": parse_seconds,
     "retries": parse_retries,
     "count": parse_count,
+    "slices": SliceLinesParser(),
     "shard": parse_shard,
 }
 
 
 def needs(spec: OptionSpec) -> str:
     """What ``spec`` takes, for ``<flag> needs <what>`` (taguru's words): its parser's, else
-    ``a file path`` for a path, else the table's."""
+    the table's, else ``a file path`` for a path."""
     if spec.parse is not None:
         return PARSERS[spec.parse].needs
-    return "a file path" if spec.is_path else spec.needs
+    return "a file path" if spec.is_path and not spec.needs else spec.needs
 
 
-def flag_value(spec: OptionSpec, text: str | None, flag: str) -> str | int | float | ShardSpec:
+def flag_value(
+    spec: OptionSpec, text: str | None, flag: str
+) -> str | int | float | SliceDefinitions | ShardSpec:
     """The value of a flag that takes one: parsed when the table names a parser, else the text
     itself. A missing (None) value is ``<flag> needs <what>``."""
     if spec.parse is not None:
@@ -190,14 +199,18 @@ def flag_value(spec: OptionSpec, text: str | None, flag: str) -> str | int | flo
 
 def check_flags(raw: RawOptions, *, require_context: bool = True) -> None:
     """Start-up step 1 (§1.2) in taguru's order: parsed values (``--max-*``, then the exit
-    status), then required flags (``--eval``, then ``--context`` unless the caller falls back
-    to the eval header: ``require_context=False``), then flags that need or exclude another
-    (``--rerank`` without ``--assembly``, ``--serve`` with ``--url``).
+    status; and an empty path of a flag of ours), then required flags (``--eval``, then
+    ``--context`` unless the caller falls back to the eval header: ``require_context=False``),
+    then flags that need or exclude another (``--rerank`` without ``--assembly``, ``--serve``
+    with ``--url``, ``--replay`` with a server or ``--record``).
     """
     for spec in OPTION_SPECS:
         value = raw.value(spec)
         if spec.parse is not None and isinstance(value, str):
             flag_value(spec, value, raw.flag(spec.name))
+        elif spec.is_path and not spec.drop_in and value == "":
+            # Our own paths (taguru has no word on them): an empty one would mean ".".
+            raise UsageError(f"{raw.flag(spec.name)} needs {needs(spec)}")
     for spec in OPTION_SPECS:
         fallback_allowed = spec.fallback is not None and not require_context
         if spec.required and raw.value(spec) is None and not fallback_allowed:
@@ -207,7 +220,8 @@ def check_flags(raw: RawOptions, *, require_context: bool = True) -> None:
             continue
         if spec.requires is not None and not raw.value(OPTIONS[spec.requires]):
             raise UsageError(f"{raw.flag(spec.name)} requires {raw.flag(spec.requires)}")
-        if spec.excludes is not None and raw.value(OPTIONS[spec.excludes]) is not None:
-            raise UsageError(
-                f"{raw.flag(spec.name)} cannot be combined with {raw.flag(spec.excludes)}"
-            )
+        for excluded in spec.excludes:
+            if raw.value(OPTIONS[excluded]) is not None:
+                raise UsageError(
+                    f"{raw.flag(spec.name)} cannot be combined with {raw.flag(excluded)}"
+                )

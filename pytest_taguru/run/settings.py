@@ -72,6 +72,10 @@ class Settings(BaseModel):
     max_tokens: int | None = None
     rerank: str | None = None
     serve_import: str | None = None
+    record_dir: str | None = None
+    """Where the run's answers are recorded (``--taguru-record``); None: not recorded."""
+    replay_dir: str | None = None
+    """The recording the run is answered from (``--taguru-replay``); None: a live run."""
     token: SecretStr | None = Field(default=None, repr=False)
     config_notes: tuple[str, ...] = ()
     """``taguru: config: …`` lines for stderr, in file order (§1.4)."""
@@ -111,7 +115,8 @@ def resolve_settings(
     """Flags + config file + environment → Settings (§1.3 steps 1 and 6-9, §1.4, §1.5).
 
     ``default_context`` (the eval header's ``default_target.context``) is used when no context
-    flag was given. With ``serve_import`` the URL is left unresolved (``with_base_url`` later).
+    flag was given. With ``serve_import`` or ``replay_dir`` the URL is left unresolved
+    (``with_base_url`` later: the embedded server's, or the recorded one).
     """
     check_flags(raw, require_context=False)
     assert raw.eval_path is not None  # check_flags guarantees it
@@ -126,8 +131,9 @@ def resolve_settings(
     config = load_config_file(config_path, environ) if config_path is not None else None
     env = environ if config is None else config.environ
     base_url: str | None = None
-    hint = None if raw.serve_import is not None else address_hint(raw.flag("url"), raw.url, env)
-    if raw.serve_import is None:
+    resolved_later = raw.serve_import is not None or raw.replay_dir is not None
+    hint = None if resolved_later else address_hint(raw.flag("url"), raw.url, env)
+    if not resolved_later:
         try:
             base_url = raw.url.rstrip("/") if raw.url is not None else default_base_url(env)
             check_base_url(base_url, raw.flag("url"))
@@ -161,6 +167,8 @@ def resolve_settings(
         max_tokens=positive("max-tokens"),
         rerank=raw.rerank,
         serve_import=raw.serve_import,
+        record_dir=raw.record_dir,
+        replay_dir=raw.replay_dir,
         token=None if token is None else SecretStr(token),
         config_notes=() if config is None else config.notes,
         regression_exit_code=parsed(
