@@ -1,19 +1,20 @@
 """Shard artifacts joined into the artifact of one complete run (``taguru-evaluate merge``).
 
 The shards (``--taguru-shard I/N``, ``run.shard``) must be one run's: the same eval set (its
-SHA-256 and its case ids), context, mode, budget, rerank model, limits and thresholds identity;
-each complete (every case of its own shard ran, and none of another's); no shard twice; and
-together every case of the set. Any other input is refused with the file it concerns. The
+SHA-256 and its case ids), context, mode, budget, rerank model, limits, slices and thresholds
+files; each complete (every case of its own shard ran, and none of another's); no shard twice;
+and together every case of the set. Any other input is refused with the file it concerns. The
 merged cases go in dataset order, and everything else is computed from them by the live run's
-own code (``run.finish.assemble_evaluation``: warnings, definitions, every metric; the gate is
-the caller's, ``gate.thresholds.evaluate_gate``), so the result equals the artifact of a single
-complete run, but for its time stamp, latencies and server URL.
+own code (``run.finish.assemble_evaluation``: warnings, definitions, every metric, the slices'
+scorecards; the gates are the caller's, ``gate.thresholds.evaluate_gate`` and
+``run.slices.judge_slices``), so the result equals the artifact of a single complete run, but
+for its time stamp, latencies and server URL.
 
 The corpus is bracketed across the shards: ``revision_before`` holds the lowest revision any
 shard started at, ``revision_after`` the highest any ended at (each counter on its own: they
 only grow), the write epochs likewise; ``stable`` only when every shard was stable and all saw
-the same revisions. The URL, the eval path, the embeddings record and the sources count are those
-of the shard with the lowest index. Pure: the caller reads and writes the files.
+the same revisions. The URL, the eval path, ``replayed``, the embeddings record and the sources
+count are those of the shard with the lowest index. Pure: the caller reads and writes the files.
 """
 
 import json
@@ -87,10 +88,27 @@ def _check_record(artifact: ShardArtifact) -> None:
         )
 
 
+def _sha256(block: dict[str, Any] | None) -> str | None:
+    sha256 = (block or {}).get("sha256")
+    return sha256 if isinstance(sha256, str) else None
+
+
 def thresholds_identity(evaluation: Evaluation) -> str | None:
     """The SHA-256 of the thresholds file a run was gated by; None for a report-only run."""
-    sha256 = (evaluation.thresholds or {}).get("sha256")
-    return sha256 if isinstance(sha256, str) else None
+    return _sha256(evaluation.thresholds)
+
+
+def slice_thresholds_identity(evaluation: Evaluation) -> str | None:
+    """The SHA-256 of the slice thresholds file a run's slices were gated by, or None."""
+    return _sha256(evaluation.slice_thresholds)
+
+
+def recorded_slices(evaluation: Evaluation) -> dict[str, tuple[str, ...]] | None:
+    """The slices a run defined (name → globs, in declaration order), as its scorecards
+    record them; None for a run without slices."""
+    if evaluation.slices is None:
+        return None
+    return {name: tuple(card.globs) for name, card in evaluation.slices.items()}
 
 
 _IDENTITY: tuple[tuple[str, Callable[[ShardArtifact], Any]], ...] = (
@@ -104,9 +122,15 @@ _IDENTITY: tuple[tuple[str, Callable[[ShardArtifact], Any]], ...] = (
     ("the rerank model", lambda artifact: artifact.evaluation.inputs.rerank),
     ("default_limit", lambda artifact: artifact.evaluation.inputs.default_limit),
     ("resolve_limit", lambda artifact: artifact.evaluation.inputs.resolve_limit),
+    ("the slices", lambda artifact: recorded_slices(artifact.evaluation)),
     ("the thresholds sha256", lambda artifact: thresholds_identity(artifact.evaluation)),
+    ("the slice thresholds sha256", lambda a: slice_thresholds_identity(a.evaluation)),
 )
 """What every shard of one run shares, compared in this order; the first difference is named."""
+
+
+def _size(value: list[Any] | dict[str, Any] | None) -> str:
+    return "none" if value is None else str(len(value))
 
 
 def _shown(value: Any) -> str:
@@ -120,8 +144,9 @@ def _check_same_run(first: ShardArtifact, other: ShardArtifact) -> None:
         ours, theirs = identity(first), identity(other)
         if ours == theirs:
             continue
-        if isinstance(ours, list):
-            difference = f"{what} differ ({len(theirs)} there, {len(ours)} in {first.path})"
+        if isinstance(ours, list | dict) or isinstance(theirs, list | dict):
+            sizes = f"{_size(theirs)} there, {_size(ours)} in {first.path}"
+            difference = f"{what} differ ({sizes})"
         else:
             difference = f"{what} is {_shown(theirs)} there, {_shown(ours)} in {first.path}"
         raise UsageError(
@@ -234,4 +259,5 @@ def merge_shards(shards: Sequence[ShardArtifact], *, out: str) -> Evaluation:
         [blocks[case_id] for case_id in case_ids],
         dataset_cases=len(case_ids),
         case_warnings=case_warnings(ordered, case_ids),
+        slices=recorded_slices(first),
     )

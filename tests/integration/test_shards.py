@@ -118,6 +118,30 @@ def test_a_shard_spreads_over_hosts_with_xdists_tx(pytester: pytest.Pytester) ->
     assert (outcomes["passed"], outcomes["skipped"]) == (len(own), 1)
 
 
+def test_sliced_and_gated_shards_merge_into_the_single_run(
+    suite: Suite, dist: tuple[str, ...]
+) -> None:
+    """Slices and their gate: the shards leave the slice bounds to the merge, which judges them
+    on the whole set as a single run does (here ``rest``'s mean MRR 0.5 < 0.9: exit 3)."""
+    suite.write_ini("taguru_slices =\n    ab: c-a* c-b*\n    rest: c-g* c-m*\n")
+    gate = "slices.json"
+    (suite.path / gate).write_text(json.dumps({
+        "taguru_slice_thresholds": 1,
+        "slices": {"ab": {"aggregate": {"recall.mrr": {"min": 0.5}}},
+                   "rest": {"aggregate": {"recall.mrr": {"min": 0.9}}}},
+    }), encoding="utf-8")  # fmt: skip
+    sliced = ("--taguru-slice-thresholds", gate, *dist)
+    assert suite.run("--taguru-out", "single.json", *sliced).ret == 3
+    for index in (1, 2):
+        shard = suite.run(f"--taguru-shard={index}/2", "--taguru-out", f"s{index}.json", *sliced)
+        assert shard.ret == 0
+
+    merged = merge(suite.pytester, "s1.json", "s2.json", "--out", "merged.json",
+                   "--slice-thresholds", gate)  # fmt: skip
+    assert merged.ret == 3, merged.stderr.str()
+    assert comparable(suite.path / "merged.json") == comparable(suite.path / "single.json")
+
+
 def test_a_missing_or_foreign_shard_is_refused_with_its_name(suite: Suite) -> None:
     for index in (1, 2):
         assert suite.run(f"--taguru-shard={index}/2", "--taguru-out", f"s{index}.json").ret == 0

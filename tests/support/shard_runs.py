@@ -9,13 +9,15 @@ from synthetic_run import synthetic_run
 from pytest_taguru.artifact.evaluation import Evaluation, ShardInput
 from pytest_taguru.run.merge import ShardArtifact
 from pytest_taguru.run.shard import ShardSpec
+from pytest_taguru.score.metrics import build_extra_metrics
 
 EVAL_SHA256 = hashlib.sha256(b"synthetic.jsonl").hexdigest()
 
 
 def whole_run(cases: int = 40) -> Evaluation:
-    """The complete run the shards are cut from."""
-    return synthetic_run(cases).evaluation
+    """The complete run the shards are cut from, with the extra metrics a live run adds."""
+    run = synthetic_run(cases).evaluation
+    return run.model_copy(update={"extra_metrics": build_extra_metrics(run.cases)})
 
 
 def shard_of_run(run: Evaluation, spec: ShardSpec) -> Evaluation:

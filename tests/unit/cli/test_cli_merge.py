@@ -11,6 +11,9 @@ from synthetic_run import THRESHOLDS
 
 from pytest_taguru.artifact.evaluation import parse_evaluation, render
 from pytest_taguru.cli.dispatch import main
+from pytest_taguru.gate.slice_file import load_slice_thresholds
+from pytest_taguru.run.slices import SliceDefinitions, Slicing, judge_slices
+from pytest_taguru.score.slices import slice_cards
 
 RUN = whole_run(40)
 HINT = " — try 'taguru-evaluate --help'"
@@ -55,7 +58,7 @@ def test_merge_writes_the_whole_run_and_says_so(
     assert err == (
         "taguru-evaluate: merge: warning: the shards ran with a thresholds file (sha256 "
         f"{(RUN.thresholds or {})['sha256'][:12]}…); without --thresholds the merged run is "
-        "report-only\n"
+        "not gated by one\n"
     )
     written = parse_evaluation(Path("merged.json").read_text(encoding="utf-8"))
     expected = RUN.model_copy(
@@ -200,3 +203,51 @@ def test_every_float_comes_back_exactly(
     assert merge(*args, capsys=capsys)[0] == 0
     cases: Any = merged("m.json")["cases"]
     assert cases[at]["recall"]["ndcg"] == 0.09090909090909091
+
+
+SLICED = RUN.model_copy(update={"slices": slice_cards({"even": ("case-*[02468]",)}, RUN.cases)})
+
+
+@pytest.mark.parametrize(("bound", "status"), [(0.0, 0), (0.99, 3)])
+def test_the_slice_thresholds_gate_the_merged_slices_as_a_live_run_does(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    bound: float,
+    status: int,
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    for artifact in shards(SLICED):
+        cards = slice_cards({"even": ("case-*[02468]",)}, artifact.evaluation.cases)
+        evaluation = artifact.evaluation.model_copy(update={"slices": cards})
+        Path(artifact.path).write_text(render(evaluation), encoding="utf-8")
+    gate = thresholds_file(
+        {"taguru_slice_thresholds": 1,
+         "slices": {"even": {"aggregate": {"recall.recall_at_k": {"min": bound}}}}},
+        "slices.json",
+    )  # fmt: skip
+    args = ("shard-1.json", "shard-2.json", "shard-3.json", "--out", "m.json")
+
+    code, out, _ = merge(*args, "--slice-thresholds", gate, capsys=capsys)
+    assert code == status
+    slicing = Slicing(
+        SliceDefinitions({"even": ("case-*[02468]",)}, "x"),
+        load_slice_thresholds(gate, slice_names=["even"]),
+    )
+    expected, lines = judge_slices(slicing, SLICED, aggregate_skipped=None)
+    assert merged("m.json")["slice_thresholds"] == expected.slice_thresholds
+    assert out.endswith("\n".join(lines) + "\n")
+
+
+def test_slice_thresholds_need_slices(
+    shard_files: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    gate = thresholds_file({"taguru_slice_thresholds": 1, "slices": {}}, "slices.json")
+    code, out, err = merge(*shard_files, "--out", "m.json", "--slice-thresholds", gate,
+                           capsys=capsys)  # fmt: skip
+
+    assert (code, out) == (2, "")
+    assert err.endswith(
+        "taguru-evaluate: the shards carry no slices to gate (a run given --taguru-slices or "
+        "--taguru-slices-file records them)\n"
+    )

@@ -12,8 +12,15 @@ from pytest_taguru.artifact.assembly import BudgetInput
 from pytest_taguru.artifact.evaluation import Corpus, Evaluation, RevisionRecord, render
 from pytest_taguru.errors import UsageError
 from pytest_taguru.run.lanes.assembly import FILTER_WARNING
-from pytest_taguru.run.merge import ShardArtifact, bracket_corpus, case_warnings, merge_shards
+from pytest_taguru.run.merge import (
+    ShardArtifact,
+    bracket_corpus,
+    case_warnings,
+    merge_shards,
+    recorded_slices,
+)
 from pytest_taguru.run.shard import ShardSpec, shard_of
+from pytest_taguru.score.slices import slice_cards
 
 RUN = whole_run(40)
 
@@ -90,6 +97,26 @@ def test_assembly_filter_warnings_come_back_in_dataset_order() -> None:
     assert case_warnings(parts[::-1], ids) == [FILTER_WARNING.format(case_id=i) for i in warned]
     merged = merge_shards(parts, out="merged.json")
     assert merged.warnings == [FILTER_WARNING.format(case_id=i) for i in warned]
+
+
+GLOBS = {"even": ("case-*[02468]",), "low": ("case-00000[0-4]", "case-00001*"), "none": ("x*",)}
+
+
+def test_the_slices_scorecards_are_computed_again_from_the_merged_cases() -> None:
+    run = RUN.model_copy(update={"slices": slice_cards(GLOBS, RUN.cases)})
+    parts = [with_fields(part, slices=slice_cards(GLOBS, part.evaluation.cases))
+             for part in shards(run)]  # fmt: skip
+
+    merged = merge_shards(parts, out="merged.json")
+    assert written(merged) == expected_merge(run)
+    assert recorded_slices(merged) == GLOBS
+
+
+def test_shards_with_other_slices_are_refused() -> None:
+    parts = shards(RUN.model_copy(update={"slices": slice_cards(GLOBS, RUN.cases)}))
+    parts[1] = with_fields(parts[1], slices=None)
+
+    assert refusal(parts) == f"{FOREIGN}the slices differ (none there, 3 in shard-1.json)"
 
 
 # --- the corpus bracket --------------------------------------------------------------------------
