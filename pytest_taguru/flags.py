@@ -42,7 +42,7 @@ away 19.0/16.4/10.5/11.7/10.2. 8 is at or near the best in each; more threads co
 than they hide."""
 
 ParserName = Literal[
-    "positive_int", "exit_status", "seconds", "retries", "count", "slices", "concurrency"
+    "positive_int", "exit_status", "seconds", "retries", "count", "slices", "concurrency", "shard"
 ]
 """A value parser of ``run.flag_values`` (``PARSERS``); its message is ``<flag> needs …``."""
 
@@ -214,6 +214,14 @@ OPTION_SPECS = (
         None,
         "judge aggregate bounds on a partial run's subset too (default: skipped when -k, "
         "node ids, --lf, -x ... leave dataset cases out)",
+        drop_in=False,
+    ),
+    OptionSpec(
+        "shard",
+        "I/N",
+        "run shard I of N: only the cases whose case_id hashes to it (aggregate bounds are "
+        "judged when taguru-evaluate merge joins the shards)",
+        parse="shard",
         drop_in=False,
     ),
     OptionSpec(

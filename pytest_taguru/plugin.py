@@ -96,6 +96,7 @@ def pytest_cmdline_main(config: pytest.Config) -> int | None:
         prepared.thresholds,
         prepared.startup_lines,
         slicing=prepared.slicing,
+        shard=prepared.shard,
     )
     config.add_cleanup(controller.stop)
     try:
@@ -119,9 +120,12 @@ def pytest_report_header(config: pytest.Config) -> str | None:
         return None
     settings = prepared.settings
     gate = settings.thresholds_path or "none (report-only)"
+    cases = f"{len(prepared.eval_set.cases)} cases"
+    if prepared.shard is not None:
+        cases += f"; shard {prepared.shard.spec}: {len(prepared.shard.selected)} of them"
     return (
         f"taguru: pytest-taguru {__version__}, eval {settings.eval_path} "
-        f"({len(prepared.eval_set.cases)} cases), context '{settings.context}', thresholds {gate}"
+        f"({cases}), context '{settings.context}', thresholds {gate}"
     )
 
 
@@ -138,7 +142,7 @@ def activate(config: pytest.Config, prepared: "PreparedRun") -> None:
         settings = settings.with_base_url(workerinput["taguru_url"])
     elif controller is not None:
         settings = controller.settings  # the embedded server's URL filled in
-    config.stash[RUNNER_KEY] = CaseRunner(settings, prepared.eval_set, prepared.thresholds)
+    config.stash[RUNNER_KEY] = CaseRunner(settings, prepared.run_set, prepared.thresholds)
     eval_file = Path(settings.eval_path).resolve()
     if eval_selection(config, eval_file, typed_flags(config)) != "named":
         # The eval file joins the collection even when it lies outside the given paths or
@@ -153,5 +157,6 @@ def activate(config: pytest.Config, prepared: "PreparedRun") -> None:
                 prepared.thresholds,
                 prepared.startup_lines,
                 slicing=prepared.slicing,
+                shard=prepared.shard,
             )
         config.pluginmanager.register(TaguruController(config, controller), "taguru-controller")

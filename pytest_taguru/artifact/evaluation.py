@@ -118,11 +118,25 @@ class EvalInput(ArtifactModel):
     cases: int = 0
 
 
+class ShardInput(ArtifactModel):
+    """pytest-taguru's own ``inputs.shard`` (taguru's readers ignore it): the artifact of one
+    shard of a run (``--taguru-shard``, ``run.shard``), for ``taguru-evaluate merge``."""
+
+    index: int = 0
+    """1-based."""
+    count: int = 0
+    eval_sha256: str = ""
+    """SHA-256 (lowercase hex) of the eval file's bytes."""
+    case_ids: list[str] = Field(default_factory=list)
+    """Every case id of the eval set (all shards'), in dataset order."""
+
+
 class Inputs(ArtifactModel):
     """``inputs`` (§7.3, assembly.md §1.9). ``mode`` is ``assembly`` or ``baseline``, always
     written; ``budget`` (the resolved ceilings) only under ``--assembly`` or a ``--max-*``
     flag; ``rerank`` (the model name) only when ``--rerank`` was given; ``replayed`` (an
-    extra key of pytest-taguru's: the recording directory) only on a replayed run."""
+    extra key of pytest-taguru's: the recording directory) only on a replayed run; ``shard``
+    (another) only in a shard's artifact."""
 
     eval: EvalInput = Field(default_factory=EvalInput)
     context: str = ""
@@ -134,6 +148,7 @@ class Inputs(ArtifactModel):
     budget: BudgetInput | None = None
     rerank: str | None = None
     replayed: str | None = None
+    shard: ShardInput | None = None
 
 
 class RevisionRecord(ArtifactModel):
@@ -408,14 +423,17 @@ class ArtifactError(ValueError):
     """An artifact that cannot be read: not JSON, not an object, or out of the version range."""
 
 
-def parse_evaluation(text: str | bytes, *, origin: str = "evaluation.json") -> Evaluation:
+def parse_evaluation(
+    text: str | bytes, *, origin: str = "evaluation.json", float_roundtrip: bool = False
+) -> Evaluation:
     """Read an artifact as taguru does (``core/serde``; bytes are UTF-8), range
-    ``1..=ARTIFACT_VERSION``."""
+    ``1..=ARTIFACT_VERSION``; ``float_roundtrip`` reads every float exactly as written."""
     try:
         data = read_json(
             text if isinstance(text, str) else text.decode("utf-8"),
             exact_wide_integers=True,
             objects="last_wins",  # the lenient models read any object as a map
+            float_roundtrip=float_roundtrip,
         )
     except (UnicodeDecodeError, SerdeError) as error:
         raise ArtifactError(f"{origin}: not JSON: {error}") from error

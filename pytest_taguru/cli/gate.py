@@ -19,7 +19,13 @@ from pytest_taguru.errors import UsageError
 from pytest_taguru.flags import CLI_FLAG_PREFIX, DEFAULT_REGRESSION_EXIT_CODE, OPTIONS, OptionSpec
 from pytest_taguru.gate.slice_file import load_slice_thresholds
 from pytest_taguru.gate.slices import SliceGateReport, evaluate_slice_gate
-from pytest_taguru.gate.thresholds import Thresholds, evaluate_gate, load_thresholds, read_input
+from pytest_taguru.gate.thresholds import (
+    GateReport,
+    Thresholds,
+    evaluate_gate,
+    load_thresholds,
+    read_input,
+)
 from pytest_taguru.report.gate import gate_summary_lines, publish_github
 from pytest_taguru.report.slices import slice_gate_lines
 from pytest_taguru.run.flag_values import flag_value, needs
@@ -105,9 +111,10 @@ def _parser(out: TextIO) -> _Parser:
     return parser
 
 
-def _read_artifact(path: str) -> Evaluation:
+def read_artifact(path: str, *, float_roundtrip: bool = False) -> Evaluation:
+    """The artifact at ``path`` (``parse_evaluation``); any failure is a ``UsageError``."""
     try:
-        return parse_evaluation(read_input(path), origin=path)
+        return parse_evaluation(read_input(path), origin=path, float_roundtrip=float_roundtrip)
     except ArtifactError as error:
         raise UsageError(str(error)) from error
 
@@ -140,6 +147,29 @@ def _slice_gate(evaluation: Evaluation, artifact: str, path: str, err: TextIO) -
     thresholds = load_slice_thresholds(path, slice_names=list(cards))
     _warn(thresholds.warnings, err)
     return evaluate_slice_gate(thresholds, cards)
+
+
+def show_verdict(
+    report: GateReport,
+    thresholds: Thresholds,
+    evaluation: Evaluation,
+    *,
+    environ: Mapping[str, str] | None,
+    out: TextIO,
+) -> None:
+    """An offline verdict shown as a live run shows it: the threshold lines, and under GitHub
+    Actions its annotations and step summary (no eval.jsonl lines at hand)."""
+    for line in gate_summary_lines(report):
+        print(line, file=out)
+    publish_github(
+        report,
+        thresholds.file,
+        evaluation,
+        eval_path=evaluation.inputs.eval.path,
+        case_lines={},
+        environ=environ if environ is not None else os.environ,
+        out=out,
+    )
 
 
 def run_gate(
@@ -179,7 +209,7 @@ def run_gate(
     thresholds: Thresholds | None = None
     sliced: SliceGateReport | None = None
     try:
-        evaluation = _read_artifact(args.evaluation)
+        evaluation = read_artifact(args.evaluation)
         if args.thresholds is not None:
             thresholds = _thresholds(evaluation, args.thresholds, err)
         if args.slice_thresholds is not None:
@@ -190,17 +220,7 @@ def run_gate(
         return error.exit_code
     report = None if thresholds is None else evaluate_gate(thresholds, evaluation)
     if report is not None and thresholds is not None:
-        for line in gate_summary_lines(report):
-            print(line, file=out)
-        publish_github(
-            report,
-            thresholds.file,
-            evaluation,
-            eval_path=evaluation.inputs.eval.path,
-            case_lines={},
-            environ=environ if environ is not None else os.environ,
-            out=out,
-        )
+        show_verdict(report, thresholds, evaluation, environ=environ, out=out)
     if sliced is not None:
         for line in slice_gate_lines(sliced):
             print(line, file=out)

@@ -16,6 +16,9 @@ U64_MAX = 2**64 - 1
 I64_MIN = -(2**63)
 """serde keeps an integer exact when it fits ``i64`` or ``u64``: ``I64_MIN..=U64_MAX``."""
 
+MAX_SHARDS = 10_000
+"""The most shards ``--taguru-shard I/N`` splits a run into (a CI matrix is far smaller)."""
+
 U8 = Annotated[int, Field(ge=0, le=U8_MAX)]
 U16 = Annotated[int, Field(ge=0, le=U16_MAX)]
 U32 = Annotated[int, Field(ge=0, le=U32_MAX)]

@@ -17,7 +17,10 @@ Every JSON document the plugin reads goes through :func:`read_json`: an ``eval.j
 * **Floats.** serde_json's default parser (``core/serde_numbers``), without ``float_roundtrip``
   (``thresholds-and-compare.md`` Appendix N.2), bit for bit: not correctly rounded
   (``0.09090909090909091`` reads as ``0.09090909090909093``); below the f64 range a number is
-  ``0.0``, past it ``number out of range``, placed at the number's last character.
+  ``0.0``, past it ``number out of range``, placed at the number's last character. With
+  ``float_roundtrip`` (serde_json's feature of that name) a float is read correctly rounded
+  instead: the reading of this tool's own artifacts that must come back bit for bit
+  (``taguru-evaluate merge`` recomputing a run from its shards).
 * **NaN, Infinity, -Infinity** are not JSON: ``expected value`` at ``NaN``/``Infinity``,
   ``invalid number`` at the ``I`` of ``-Infinity`` (serde reads the ``-`` as a sign).
 * **Nesting.** Arrays and objects nest 127 deep; the bracket that opens the 128th level is
@@ -61,7 +64,7 @@ usually meets a type error at a shallower level there.
 import json
 import re
 from collections import Counter
-from collections.abc import Collection, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from itertools import accumulate
 from typing import Any, Literal
 
@@ -69,6 +72,7 @@ from pytest_taguru.core.json_shape import distinct_keys, structure
 from pytest_taguru.core.serde_numbers import (
     exact_integer,
     parse_int,
+    parse_roundtrip_float,
     parse_serde_float,
 )
 from pytest_taguru.core.serde_wording import (
@@ -177,32 +181,38 @@ def _nesting_probe(text: str, at: int) -> str:
     return text[:at] + "[]" + "".join(reversed(closers))
 
 
+def _float_hook(float_roundtrip: bool) -> Callable[[str], float]:
+    return parse_roundtrip_float if float_roundtrip else parse_serde_float
+
+
 _DECODERS = {
-    exact: json.JSONDecoder(
-        parse_float=parse_serde_float,
+    (exact, roundtrip): json.JSONDecoder(
+        parse_float=_float_hook(roundtrip),
         parse_int=exact_integer if exact else parse_int,
         parse_constant=_refuse_constant,
         object_pairs_hook=JsonObject,
     )
     for exact in (False, True)
+    for roundtrip in (False, True)
 }
 """Python's parser with the rule's number hooks, made once (``json.loads`` makes one a call)."""
 _PLAIN_DECODERS = {
-    exact: json.JSONDecoder(
-        parse_float=parse_serde_float,
+    (exact, roundtrip): json.JSONDecoder(
+        parse_float=_float_hook(roundtrip),
         parse_int=exact_integer if exact else parse_int,
         parse_constant=_refuse_constant,
     )
     for exact in (False, True)
+    for roundtrip in (False, True)
 }
 
 
-def _parse(text: str, *, exact_wide_integers: bool) -> Any:
+def _parse(text: str, *, exact_wide_integers: bool, float_roundtrip: bool = False) -> Any:
     """Python's parser with the rule's number hooks; refusals as :class:`SerdeError`."""
     try:
         if text.startswith("\ufeff"):  # json.loads' own refusal of a byte-order mark
             return json.loads(text)
-        return _DECODERS[exact_wide_integers].decode(text)
+        return _DECODERS[exact_wide_integers, float_roundtrip].decode(text)
     except json.JSONDecodeError as error:
         raise SerdeError(syntax_wording(error)) from None
     except _Constant as constant:
@@ -223,6 +233,7 @@ def read_json(
     exact_wide_integers: bool = False,
     check_strings: bool = True,
     objects: Objects = "pairs",
+    float_roundtrip: bool = False,
 ) -> Any:
     """Parse ``text`` by the reading rule above; objects become :class:`JsonObject` (but see
     ``objects``).
@@ -232,7 +243,7 @@ def read_json(
     column 128``, …).
     """
     if objects != "pairs" and not (check_strings and _may_hold_surrogate(text)):
-        document = _read_plainly(text, exact_wide_integers, objects)
+        document = _read_plainly(text, exact_wide_integers, objects, float_roundtrip)
         if document is not _UNREAD:
             return document
     deep_at = too_deep_at(text)
@@ -241,7 +252,9 @@ def read_json(
         # reports whatever it meets there first, else the recursion limit at the bracket.
         probe = _nesting_probe(text, deep_at)
         try:
-            document = _parse(probe, exact_wide_integers=exact_wide_integers)
+            document = _parse(
+                probe, exact_wide_integers=exact_wide_integers, float_roundtrip=float_roundtrip
+            )
         except SerdeError as error:
             if str(error).startswith("EOF while parsing a string"):  # it runs to the real end
                 raise SerdeError(
@@ -251,7 +264,9 @@ def read_json(
         if check_strings and _may_hold_surrogate(probe):
             check_every_string(document)
         raise SerdeError(f"{RECURSION_LIMIT} {position(text, deep_at, at_end=False)}")
-    document = _parse(text, exact_wide_integers=exact_wide_integers)
+    document = _parse(
+        text, exact_wide_integers=exact_wide_integers, float_roundtrip=float_roundtrip
+    )
     if check_strings and _may_hold_surrogate(text):
         check_every_string(document)
     return document
@@ -261,10 +276,15 @@ _UNREAD = object()
 _INTEGER_HOOK_NEEDED = re.compile(r"-0(?![0-9.eE])|[0-9]{19}")
 """A ``-0``, or a literal that may not fit i64/u64 (strings searched too: only ever a detour);
 without either, Python reads every integer as serde does."""
-_NATIVE_INTEGERS = json.JSONDecoder(parse_float=parse_serde_float, parse_constant=_refuse_constant)
+_NATIVE_INTEGERS = {
+    roundtrip: json.JSONDecoder(parse_float=_float_hook(roundtrip), parse_constant=_refuse_constant)
+    for roundtrip in (False, True)
+}
 
 
-def _read_plainly(text: str, exact_wide_integers: bool, objects: Objects) -> Any:
+def _read_plainly(
+    text: str, exact_wide_integers: bool, objects: Objects, float_roundtrip: bool
+) -> Any:
     """The document read by Python's parser with only the number hooks (objects are plain
     ``dict``s), or ``_UNREAD`` when anything is off: too deep, a refusal, a repeated key that
     ``objects`` must see. The full reading then says what is wrong, in serde's words; a
@@ -276,9 +296,9 @@ def _read_plainly(text: str, exact_wide_integers: bool, objects: Objects) -> Any
         if depth > NESTING_LIMIT:
             return _UNREAD
     decoder = (
-        _PLAIN_DECODERS[exact_wide_integers]
+        _PLAIN_DECODERS[exact_wide_integers, float_roundtrip]
         if _INTEGER_HOOK_NEEDED.search(text)
-        else _NATIVE_INTEGERS
+        else _NATIVE_INTEGERS[float_roundtrip]
     )
     try:
         document = decoder.decode(text)

@@ -107,6 +107,15 @@ _I64_U64_DIGITS = len(str(I64_MIN))
 """No integer literal longer than this fits ``i64``/``u64`` (and ``int()`` is not asked)."""
 
 
+def parse_roundtrip_float(text: str) -> float:
+    """A float correctly rounded (serde_json's ``float_roundtrip``); past the f64 range
+    ``ValueError``, as serde refuses it."""
+    value = float(text)
+    if math.isinf(value):
+        raise ValueError("number out of range")
+    return value
+
+
 def parse_int(text: str) -> int | float:
     """serde keeps an integer that fits i64/u64 exact; ``-0`` and wider ones are f64."""
     if text == "-0":

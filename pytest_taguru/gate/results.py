@@ -132,6 +132,7 @@ class ThresholdsGate:
         if skipped is not None:
             headline = f"aggregate bounds not judged: {skipped}"
             return GateResult(self.name, "skipped", headline, properties=properties)
-        scope = "" if run.coverage.complete else f" on a {run.coverage.describe()}"
+        subset = run.coverage.subset()
+        scope = "" if subset is None else f" on {subset}"
         headline = f"aggregate bounds and corpus stability held{scope}"
         return GateResult(self.name, "passed", headline, properties=properties)

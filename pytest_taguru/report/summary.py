@@ -78,6 +78,11 @@ def summary_lines(
             "  WARNING: the context's revision changed during this run — a write landed "
             "mid-run (corpus.revision_before != corpus.revision_after)"
         )
+    if inputs.shard is not None:
+        lines.append(
+            f"  shard {inputs.shard.index}/{inputs.shard.count} of the eval set's "
+            f"{len(inputs.shard.case_ids)} cases: join the shards with taguru-evaluate merge"
+        )
     if partial_run_warning is not None:
         lines.append(f"  WARNING: {partial_run_warning}")
     if not_written is None:

@@ -99,6 +99,7 @@ class CaseRunner:
 
     settings: Settings
     eval_set: EvalSet
+    """The cases this process collects: a shard's only, under ``--taguru-shard``."""
     thresholds: Thresholds | None
     _client: TaguruClient | None = field(default=None, repr=False)
     _recording: Recording = field(init=False, repr=False)

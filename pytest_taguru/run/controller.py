@@ -47,6 +47,7 @@ from pytest_taguru.run.received import CaseTexts, ReceivedBlocks
 from pytest_taguru.run.recording.store import Recording, recording_for
 from pytest_taguru.run.recording.tapes import Tape
 from pytest_taguru.run.settings import Settings
+from pytest_taguru.run.shard import ShardPlan
 from pytest_taguru.run.slices import Slicing, judge_slices
 from pytest_taguru.run.waiting import waiting_notice
 from pytest_taguru.score.summary import run_summary
@@ -95,6 +96,8 @@ class RunController:
     thresholds: Thresholds | None
     startup_lines: tuple[str, ...] = ()
     """Assembly filter warnings and config-file notes, printed before the target line."""
+    shard: ShardPlan | None = None
+    """``--taguru-shard``: the run's dataset is this shard's cases (``run.partial``)."""
     stderr: TextIO = field(default_factory=lambda: sys.stderr)
     environ: Mapping[str, str] = field(default_factory=lambda: os.environ)
     server: EmbeddedServer | None = None
@@ -137,7 +140,9 @@ class RunController:
         self.gate_sources.append(source)
 
     def coverage(self) -> RunCoverage:
-        return RunCoverage(len(self.eval_set.cases), len(self.blocks))
+        if self.shard is None:
+            return RunCoverage(len(self.eval_set.cases), len(self.blocks))
+        return RunCoverage(len(self.shard.selected), len(self.blocks), self.shard.describe())
 
     def output_paths(self) -> list[str]:
         """Every file the run will write (a partial run's go beside the configured ones)."""
@@ -256,10 +261,11 @@ class RunController:
         cases = [self.blocks.summary(case_id) for case_id in ran]
         globs = None if self.slicing is None else self.slicing.definitions.globs
         evaluation = build_evaluation(
-            self.settings, self.eval_set, cases, self.preflight, after, out=planned, slices=globs
-        )
+            self.settings, self.eval_set, cases, self.preflight, after,
+            out=planned, slices=globs, shard=self.shard,
+        )  # fmt: skip
         gate = None
-        skipped = None if self.policy.judges_aggregates(coverage) else coverage.describe()
+        skipped = self.policy.aggregate_skip_reason(coverage)
         if self.thresholds is not None:
             gate = evaluate_gate(self.thresholds, evaluation, aggregate_skipped=skipped)
             evaluation = evaluation.model_copy(update={"thresholds": gate.to_block()})
@@ -370,7 +376,7 @@ class RunController:
             elif self.interruption is not None:
                 print(
                     f"{PREFIX}interrupted ({self.interruption}) after "
-                    f"{len(self.blocks)} of {len(self.eval_set.cases)} case(s); "
+                    f"{len(self.blocks)} of {self.coverage().dataset_cases} case(s); "
                     f"{self.settings.out} was not written",
                     file=self.stderr,
                 )

@@ -22,6 +22,7 @@ from pytest_taguru.run.dataset import DEFAULT_LIMIT, RESOLVE_LIMIT, EvalSet
 from pytest_taguru.run.lanes.assembly import RunShape
 from pytest_taguru.run.preflight import ContextFacts, PreflightFacts
 from pytest_taguru.run.settings import Settings
+from pytest_taguru.run.shard import ShardPlan
 from pytest_taguru.score.metrics import build_extra_metrics, build_metrics, definitions
 from pytest_taguru.score.slices import slice_cards
 from pytest_taguru.score.summary import run_summary
@@ -53,13 +54,65 @@ def build_evaluation(
     *,
     out: str,
     slices: Mapping[str, Sequence[str]] | None = None,
+    shard: ShardPlan | None = None,
 ) -> Evaluation:
     """The artifact (``thresholds`` still null): ``out`` is the path it is written to;
-    ``slices`` (name → globs) adds the per-slice scorecards."""
+    ``slices`` (name → globs) adds the per-slice scorecards; a shard's dataset is its own
+    cases, and its ``inputs`` say which shard it is."""
     assert settings.masked_url is not None
     shape = RunShape.from_settings(settings)
-    warnings = shape.filter_warnings(eval_set.cases)
-    partial = partial_run_warning(len(eval_set.cases), len(cases))
+    dataset = eval_set.cases if shard is None else shard.select(eval_set.cases)
+    inputs = Inputs(
+        eval=EvalInput(path=settings.eval_path, name=eval_set.name, cases=len(eval_set.cases)),
+        context=settings.context,
+        url=settings.masked_url,
+        out=out,
+        default_limit=DEFAULT_LIMIT,
+        resolve_limit=RESOLVE_LIMIT,
+        mode=shape.mode,
+        budget=shape.budget_input,
+        rerank=shape.rerank,
+        replayed=settings.replay_dir,
+        shard=None if shard is None else shard.record(),
+    )
+    corpus = Corpus(
+        revision_before=RevisionRecord(**before.context.revision.model_dump()),
+        revision_after=RevisionRecord(**after.revision.model_dump()),
+        stable=before.context.revision == after.revision,
+        last_write_epoch_before=before.context.last_write_epoch,
+        last_write_epoch_after=after.last_write_epoch,
+        embeddings=(
+            EmbeddingsRecord(provider_model=before.provider_model)
+            if before.embeddings_read
+            else None
+        ),
+        sources_count=before.sources_count,
+    )
+    return assemble_evaluation(
+        inputs,
+        corpus,
+        cases,
+        dataset_cases=len(dataset),
+        case_warnings=shape.filter_warnings(dataset),
+        slices=slices,
+    )
+
+
+def assemble_evaluation(
+    inputs: Inputs,
+    corpus: Corpus,
+    cases: list[CaseBlock],
+    *,
+    dataset_cases: int,
+    case_warnings: list[str],
+    slices: Mapping[str, Sequence[str]] | None = None,
+) -> Evaluation:
+    """The artifact of the case blocks that came back (``thresholds`` still null), for a live
+    run and for ``taguru-evaluate merge`` alike: the warnings (the per-case ones given, then
+    the run's own), the definitions, every metric and the slices' scorecards, computed from
+    ``cases``."""
+    warnings = list(case_warnings)
+    partial = partial_run_warning(dataset_cases, len(cases))
     if partial is not None:
         warnings.append(partial)
     retried = retry_warning(run_summary(cases))
@@ -68,35 +121,12 @@ def build_evaluation(
     return Evaluation(
         taguru_evaluation=ARTIFACT_VERSION,
         generated_at=datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
-        inputs=Inputs(
-            eval=EvalInput(path=settings.eval_path, name=eval_set.name, cases=len(eval_set.cases)),
-            context=settings.context,
-            url=settings.masked_url,
-            out=out,
-            default_limit=DEFAULT_LIMIT,
-            resolve_limit=RESOLVE_LIMIT,
-            mode=shape.mode,
-            budget=shape.budget_input,
-            rerank=shape.rerank,
-            replayed=settings.replay_dir,
-        ),
-        corpus=Corpus(
-            revision_before=RevisionRecord(**before.context.revision.model_dump()),
-            revision_after=RevisionRecord(**after.revision.model_dump()),
-            stable=before.context.revision == after.revision,
-            last_write_epoch_before=before.context.last_write_epoch,
-            last_write_epoch_after=after.last_write_epoch,
-            embeddings=(
-                EmbeddingsRecord(provider_model=before.provider_model)
-                if before.embeddings_read
-                else None
-            ),
-            sources_count=before.sources_count,
-        ),
+        inputs=inputs,
+        corpus=corpus,
         definitions=definitions(),
         warnings=warnings or None,
         cases=cases,
-        metrics=build_metrics(cases, rerank_requested=shape.rerank_requested),
+        metrics=build_metrics(cases, rerank_requested=inputs.rerank is not None),
         extra_metrics=build_extra_metrics(cases),
         slices=None if slices is None else slice_cards(slices, cases),
     )

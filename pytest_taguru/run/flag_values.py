@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from pytest_taguru.core.limits import U64_MAX
+from pytest_taguru.core.limits import MAX_SHARDS, U64_MAX
 from pytest_taguru.errors import UsageError
 from pytest_taguru.flags import (
     OPTION_SPECS,
@@ -20,6 +20,7 @@ from pytest_taguru.flags import (
     OptionSpec,
     ParserName,
 )
+from pytest_taguru.run.shard import ShardSpec
 from pytest_taguru.run.slices import SliceDefinitions, SliceLinesParser
 
 
@@ -49,6 +50,7 @@ class RawOptions:
     replay_dir: str | None = None
     regression_exit_code: str | None = None
     gate_partial: bool = False
+    shard: str | None = None
     show_text: bool = False
     timeout_s: str | None = None
     retries: str | None = None
@@ -128,6 +130,24 @@ class SecondsParser:
         raise UsageError(f"{flag} needs {self.needs}")
 
 
+@dataclass(frozen=True)
+class ShardParser:
+    """``I/N``: two of Rust's unsigned integers around one ``/``, ``1 <= I <= N <= maximum``;
+    any failure, a missing value included, is ``<flag> needs <needs>``."""
+
+    needs: str
+    maximum: int
+
+    def __call__(self, text: str | None, flag: str) -> ShardSpec:
+        index, slash, count = (text or "").partition("/")
+        if slash:
+            whole = UnsignedParser(self.needs, 1, self.maximum)
+            shard = ShardSpec(whole(index, flag), whole(count, flag))
+            if shard.index <= shard.count:
+                return shard
+        raise UsageError(f"{flag} needs {self.needs}")
+
+
 MAX_RETRIES = 10
 """The most ``--taguru-retries`` accepts: retries stay bounded."""
 
@@ -141,13 +161,15 @@ parse_retries = UnsignedParser(f"a whole number 0..={MAX_RETRIES}", 0, MAX_RETRI
 """``--taguru-retries``."""
 parse_count = UnsignedParser("a whole number (0 turns the rule off)", 0, U64_MAX)
 """``--taguru-max-consecutive-failures``."""
+parse_shard = ShardParser(f"a shard I/N with 1 <= I <= N <= {MAX_SHARDS}, e.g. 2/3", MAX_SHARDS)
+"""``--taguru-shard``."""
 
 MAX_CONCURRENCY = 64
 """The most ``--taguru-concurrency`` accepts: one thread per case in flight."""
 parse_concurrency = UnsignedParser(f"a whole number 1..={MAX_CONCURRENCY}", 1, MAX_CONCURRENCY)
 """``--taguru-concurrency``."""
 
-PARSERS: dict[ParserName, UnsignedParser | SecondsParser | SliceLinesParser] = {
+PARSERS: dict[ParserName, UnsignedParser | SecondsParser | SliceLinesParser | ShardParser] = {
     "positive_int": parse_positive_int,
     "exit_status": parse_exit_code,
     "seconds": parse_seconds,
@@ -155,6 +177,7 @@ PARSERS: dict[ParserName, UnsignedParser | SecondsParser | SliceLinesParser] = {
     "count": parse_count,
     "slices": SliceLinesParser(),
     "concurrency": parse_concurrency,
+    "shard": parse_shard,
 }
 
 
@@ -168,7 +191,7 @@ def needs(spec: OptionSpec) -> str:
 
 def flag_value(
     spec: OptionSpec, text: str | None, flag: str
-) -> str | int | float | SliceDefinitions:
+) -> str | int | float | SliceDefinitions | ShardSpec:
     """The value of a flag that takes one: parsed when the table names a parser, else the text
     itself. A missing (None) value is ``<flag> needs <what>``."""
     if spec.parse is not None:

@@ -16,11 +16,12 @@ from pathlib import Path
 from pytest_taguru.errors import UsageError
 from pytest_taguru.flags import OPTIONS
 from pytest_taguru.gate.slice_file import load_slice_thresholds
-from pytest_taguru.gate.thresholds import Thresholds, load_thresholds
+from pytest_taguru.gate.thresholds import Thresholds, load_thresholds, read_input
 from pytest_taguru.run.dataset import EvalSet, check_limits, load_eval_set
-from pytest_taguru.run.flag_values import RawOptions, check_flags, flag_value
+from pytest_taguru.run.flag_values import RawOptions, check_flags, flag_value, parse_shard
 from pytest_taguru.run.lanes.assembly import filter_warnings
 from pytest_taguru.run.settings import Settings, resolve_settings
+from pytest_taguru.run.shard import ShardPlan
 from pytest_taguru.run.slices import (
     SliceDefinitions,
     Slicing,
@@ -40,6 +41,15 @@ class PreparedRun:
     thresholds: Thresholds | None
     startup_lines: tuple[str, ...] = ()
     slicing: Slicing | None = None
+    shard: ShardPlan | None = None
+    """``--taguru-shard``: the run collects only this shard's cases."""
+
+    @property
+    def run_set(self) -> EvalSet:
+        """The eval set this run collects: the shard's cases, or all of them."""
+        if self.shard is None:
+            return self.eval_set
+        return self.eval_set.model_copy(update={"cases": self.shard.select(self.eval_set.cases)})
 
 
 def load_slicing(raw: RawOptions, case_ids: list[str]) -> tuple[Slicing | None, list[str]]:
@@ -74,9 +84,16 @@ def prepare_run(raw: RawOptions, environ: Mapping[str, str] | None = None) -> Pr
     assert raw.eval_path is not None
     eval_set = load_eval_set(raw.eval_path)
     check_limits(eval_set)
+    cases, shard = eval_set.cases, None
+    if raw.shard is not None:
+        shard = ShardPlan.of(
+            parse_shard(raw.shard, raw.flag("shard")),
+            [case.case_id for case in cases],
+            read_input(raw.eval_path),
+        )
+        cases = shard.select(cases)
     warnings = [
-        f"taguru: evaluate: {warning}"
-        for warning in filter_warnings(raw.assembly, eval_set.cases)
+        f"taguru: evaluate: {warning}" for warning in filter_warnings(raw.assembly, cases)
     ]
     case_ids = [case.case_id for case in eval_set.cases]
     try:
@@ -104,4 +121,5 @@ def prepare_run(raw: RawOptions, environ: Mapping[str, str] | None = None) -> Pr
         thresholds,
         startup_lines=(*warnings, *settings.config_notes),
         slicing=slicing,
+        shard=shard,
     )

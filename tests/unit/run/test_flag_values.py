@@ -80,6 +80,7 @@ def test_what_a_missing_value_needs_in_taguru_words() -> None:
         "--record": "a directory path",
         "--replay": "a directory path",
         "--regression-exit-code": "an exit status 0..=255",
+        "--shard": "a shard I/N with 1 <= I <= N <= 10000, e.g. 2/3",
         "--timeout": "a number of seconds above 0, at most 86400",
         "--retries": "a whole number 0..=10",
         "--max-consecutive-failures": "a whole number (0 turns the rule off)",
