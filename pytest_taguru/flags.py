@@ -34,10 +34,16 @@ DEFAULT_TIMEOUT_S = 35.0
 """taguru's whole-exchange budget of one request, above the server's own 30 s (§1.5)."""
 DEFAULT_RETRIES = 2
 DEFAULT_MAX_CONSECUTIVE_FAILURES = 5
+DEFAULT_CONCURRENCY = 8
+"""Cases in flight at once in each process. Measured (``benchmarks/bench_concurrency.py``, 2
+cores, ms per case at 1/2/4/8/16, ``-n 0``): the example suite 23.9/16.7/16.9/16.1/16.1; 2,000
+one-search synthetic cases on ``--taguru-serve`` 11.8/10.9/11.8/10.6/11.7; 500 of them 5 ms
+away 19.0/16.4/10.5/11.7/10.2. 8 is at or near the best in each; more threads cost more CPU
+than they hide."""
 
 ParserName = Literal[
-    "positive_int", "exit_status", "seconds", "retries", "count", "alpha", "tolerances",
-    "inconclusive",
+    "positive_int", "exit_status", "seconds", "retries", "count", "slices", "concurrency",
+    "shard", "alpha", "tolerances", "inconclusive",
 ]
 """A value parser of ``run.flag_values`` (``PARSERS``); its message is ``<flag> needs …``."""
 
@@ -54,7 +60,8 @@ class OptionSpec:
     """What the flag does, for every surface; the notes below are appended per surface."""
     needs: str = ""
     """What the flag takes, in ``<flag> needs <what>`` when its value is missing (taguru's
-    words), for a value that is neither a path (``a file path``) nor parsed (the parser's)."""
+    words), for a value that is not parsed (the parser's); a path's default is ``a file
+    path``."""
     is_path: bool = False
     """An ini value is relative to the ini file; a missing value ``needs a file path``."""
     parse: ParserName | None = None
@@ -68,8 +75,8 @@ class OptionSpec:
     """What the plugin uses for a required flag that was not given (the drop-in has none)."""
     requires: str | None = None
     """The name of a switch this flag is only legal with."""
-    excludes: str | None = None
-    """The name of a flag this one cannot be combined with."""
+    excludes: tuple[str, ...] = ()
+    """The names of the flags this one cannot be combined with."""
     field: str | None = None
     """The ``RawOptions`` attribute, when it is not the name in snake case."""
 
@@ -107,8 +114,8 @@ class OptionSpec:
             notes.append(f"default: {self.fallback}")
         if self.requires is not None:
             notes.append(f"requires {prefix}{self.requires}")
-        if self.excludes is not None:
-            notes.append(f"not with {prefix}{self.excludes}")
+        if self.excludes:
+            notes.append("not with " + ", ".join(prefix + name for name in self.excludes))
         return f"{self.help} ({'; '.join(notes)})" if notes else self.help
 
 
@@ -172,8 +179,29 @@ OPTION_SPECS = (
         "start the embedded reference server loaded with this file",
         is_path=True,
         drop_in=False,
-        excludes="url",
+        excludes=("url",),
         field="serve_import",
+    ),
+    OptionSpec(
+        "record",
+        "DIR",
+        "record every answer the run receives in DIR (corpus text: keep it as private as the "
+        "corpus), for --taguru-replay",
+        needs="a directory path",
+        is_path=True,
+        drop_in=False,
+        field="record_dir",
+    ),
+    OptionSpec(
+        "replay",
+        "DIR",
+        "answer every request from the recording in DIR instead of a server; a request it "
+        "holds no answer for fails its case",
+        needs="a directory path",
+        is_path=True,
+        drop_in=False,
+        excludes=("record", "serve", "url"),
+        field="replay_dir",
     ),
     OptionSpec(
         "regression-exit-code",
@@ -188,6 +216,14 @@ OPTION_SPECS = (
         "judge aggregate bounds and the baseline on a partial run's subset too (default: "
         "skipped when -k, "
         "node ids, --lf, -x ... leave dataset cases out)",
+        drop_in=False,
+    ),
+    OptionSpec(
+        "shard",
+        "I/N",
+        "run shard I of N: only the cases whose case_id hashes to it (aggregate bounds are "
+        "judged when taguru-evaluate merge joins the shards)",
+        parse="shard",
         drop_in=False,
     ),
     OptionSpec(
@@ -222,6 +258,32 @@ OPTION_SPECS = (
         parse="count",
         drop_in=False,
         drop_in_value="0",
+    ),
+    OptionSpec(
+        "slices",
+        "LINES",
+        "per-slice scorecards: one 'name: glob [glob ...]' per line (an ini value may span "
+        "lines), the globs matched against case ids as fnmatch does",
+        parse="slices",
+        drop_in=False,
+    ),
+    OptionSpec(
+        "slices-file",
+        "FILE",
+        'per-slice scorecards from a slices file ({"taguru_slices": 1, "slices": {"name": '
+        '["glob", ...]}})',
+        is_path=True,
+        drop_in=False,
+        excludes=("slices",),
+    ),
+    OptionSpec(
+        "slice-thresholds",
+        "FILE",
+        "gate each slice with a slice thresholds file (the slices come from --taguru-slices, "
+        f"--taguru-slices-file or the artifact); a violated bound exits "
+        f"{DEFAULT_REGRESSION_EXIT_CODE}",
+        is_path=True,
+        drop_in=False,
     ),
     OptionSpec(
         "baseline",
@@ -262,6 +324,16 @@ OPTION_SPECS = (
         "also write the run there as the new baseline, when it completed and its gate passed",
         is_path=True,
         drop_in=False,
+    ),
+    OptionSpec(
+        "concurrency",
+        "N",
+        "cases in flight at once in each process: the next cases' requests are sent while "
+        "pytest runs the current item, each case's in order, its result reported in turn "
+        f"(default {DEFAULT_CONCURRENCY}; 1 = one case at a time, as taguru)",
+        parse="concurrency",
+        drop_in=False,
+        drop_in_value="1",
     ),
 )
 
@@ -321,17 +393,16 @@ def given_flags(config: pytest.Config) -> FlagValues | None:
             values[spec.dest] = cli if cli is not None else _ini_value(config, spec)
     if values[OPTIONS["eval"].dest] is None and not typed:
         return None
-    # Of two flags that exclude each other (one server target: --taguru-url or --taguru-serve),
-    # the one typed on the command line replaces the other coming from the ini file
-    # (``pytest example_suite --taguru-url …``).
+    # Of two flags that exclude each other (one server target: --taguru-url, --taguru-serve or
+    # --taguru-replay), the one typed on the command line replaces the other coming from the
+    # ini file (``pytest example_suite --taguru-url …``).
     for spec in OPTION_SPECS:
-        if spec.excludes is None:
-            continue
-        pair = (spec, OPTIONS[spec.excludes])
-        for typed_one, other in (pair, pair[::-1]):
-            if (
-                config.getoption(typed_one.dest) is not None
-                and config.getoption(other.dest) is None
-            ):
-                values[other.dest] = None
+        for excluded in spec.excludes:
+            pair = (spec, OPTIONS[excluded])
+            for typed_one, other in (pair, pair[::-1]):
+                if (
+                    config.getoption(typed_one.dest) is not None
+                    and config.getoption(other.dest) is None
+                ):
+                    values[other.dest] = None
     return values

@@ -1,8 +1,9 @@
 """The plugin objects of an active run, registered by ``plugin.activate``.
 
 ``TaguruItems`` joins every process (the controller and each pytest-xdist worker): collection,
-the report attributes a case's result travels on, the verbose status words. ``TaguruController``
-joins the controller only: the case results, the finish, the gate results, the exit status.
+the prefetch window's plan before each item, the report attributes a case's result travels on,
+the verbose status words. ``TaguruController`` joins the controller only: the case results, the
+finish, the gate results, the exit status.
 Each hook is a few lines handing the work to ``run.case_runner.CaseRunner``,
 ``run.controller.RunController`` or ``gate_reports``.
 """
@@ -20,6 +21,8 @@ from pytest_taguru.gate_reports import GATE_REPORT_ATTRIBUTE, emit_gate_result
 from pytest_taguru.items import CaseItem, EvalFile
 from pytest_taguru.run.case_runner import RUNNER_KEY, CaseRegression, CaseRunner
 from pytest_taguru.run.controller import PYTEST_FAILED, PYTEST_NO_TESTS, PYTEST_OK, RunController
+from pytest_taguru.run.received import CaseTexts
+from pytest_taguru.run_order import RunOrder
 
 
 class TaguruItems:
@@ -27,18 +30,39 @@ class TaguruItems:
 
     def __init__(self, eval_file: Path) -> None:
         self.eval_file = eval_file
+        self.order: RunOrder | None = None
 
     def pytest_collect_file(self, file_path: Path, parent: pytest.Collector) -> EvalFile | None:
         if file_path.resolve() == self.eval_file:
             return EvalFile.from_parent(parent, path=file_path)
         return None
 
+    @pytest.hookimpl(wrapper=True, trylast=True)
+    def pytest_runtestloop(self, session: pytest.Session) -> Generator[None, object, object]:
+        # trylast, registered before TaguruController: inside its wrapper, so the window is
+        # closed before the controller concludes the run.
+        self.order = RunOrder(session)
+        try:
+            return (yield)
+        finally:
+            session.config.stash[RUNNER_KEY].stop_prefetch()
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_protocol(
+        self, item: pytest.Item, nextitem: pytest.Item | None
+    ) -> Generator[None, object, object]:
+        # A wrapper: it runs whichever plugin then runs the item (a rerun plugin, say).
+        if isinstance(item, CaseItem) and self.order is not None:
+            upcoming = self.order.upcoming(item, nextitem)
+            item.config.stash[RUNNER_KEY].prefetch(i for i in upcoming if isinstance(i, CaseItem))
+        return (yield)
+
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
         report = yield
         if isinstance(item, CaseItem) and call.when == "call" and item.block is not None:
             # Plain attributes survive pytest-xdist's report serialization to the controller.
-            report.taguru_case = CaseRunner.block_json(item.block)
+            report.taguru_case, report.taguru_case_text = CaseRunner.transport(item.block)
             report.taguru_scores = CaseRunner.status_text(item.block)
             report.taguru_regression = call.excinfo is not None and isinstance(
                 call.excinfo.value, CaseRegression
@@ -118,12 +142,16 @@ class TaguruController:
     def pytest_runtest_logstart(self, nodeid: str, location: tuple[str, int, str]) -> None:
         self._count_gate_results()
 
+    @pytest.hookimpl(trylast=True)
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if getattr(report, GATE_REPORT_ATTRIBUTE, False):
             return
-        block_json = getattr(report, "taguru_case", None)
-        if block_json is not None:
-            self.controller.record_case(block_json)
+        summary = getattr(report, "taguru_case", None)
+        if summary is not None:
+            self.controller.record_case(CaseTexts(summary, report.taguru_case_text))
+            # pytest keeps every report to the end (terminal summary, JUnit): the block is
+            # kept once, by the controller; the other plugins have seen the report (trylast).
+            del report.taguru_case, report.taguru_case_text
             self.eval_nodeid = self.eval_nodeid or getattr(report, "taguru_file", None)
         calls = getattr(report, "taguru_calls", None)
         if calls is not None:

@@ -13,7 +13,7 @@ from _pytest._code.code import TerminalRepr
 
 from pytest_taguru.artifact.case import CaseBlock
 from pytest_taguru.longrepr import failure_repr
-from pytest_taguru.run.case_runner import RUNNER_KEY, CaseRegression
+from pytest_taguru.run.case_runner import RUNNER_KEY, CaseFailure
 from pytest_taguru.run.dataset import EvalCase
 from pytest_taguru.run.dead_server import CallTally
 
@@ -28,7 +28,8 @@ class EvalFile(pytest.File):
 
 
 class CaseItem(pytest.Item):
-    """One eval case: its lanes run in ``runtest``; case-scoped bounds decide pass or fail."""
+    """One eval case: its lanes run in ``runtest``; case-scoped bounds decide pass or fail (and,
+    on a replay, whether its recording could answer them)."""
 
     def __init__(self, *, case: EvalCase, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -38,24 +39,26 @@ class CaseItem(pytest.Item):
 
     def runtest(self) -> None:
         runner = self.config.stash[RUNNER_KEY]
-        self.block, self.calls = runner.run_case(self.case)
+        result = runner.result(self)  # judged ahead (--taguru-concurrency), or now
+        self.block, self.calls = result.block, result.calls
         verdict = runner.presumed_dead
         if verdict is not None:
             # This process sends nothing more; the controller decides for the whole run.
             self.session.shouldstop = f"taguru: {verdict}"
         self.user_properties.extend(runner.scalar_properties(self.block))
-        runner.check_case_bounds(self.case, self.block)
+        if result.failure is not None:
+            raise result.failure
 
     def repr_failure(
         self,
         excinfo: pytest.ExceptionInfo[BaseException],
         style: Any = None,
     ) -> str | TerminalRepr:
-        if isinstance(excinfo.value, CaseRegression):
-            regression = excinfo.value
+        if isinstance(excinfo.value, CaseFailure):
+            failure = excinfo.value
             return failure_repr(
-                regression.drilldown,
-                regression.headline,
+                failure.drilldown,
+                failure.headline,
                 path=self.config.stash[RUNNER_KEY].settings.eval_path,
                 line=self.case.line,
             )

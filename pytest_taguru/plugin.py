@@ -97,6 +97,8 @@ def pytest_cmdline_main(config: pytest.Config) -> int | None:
         prepared.thresholds,
         prepared.startup_lines,
         baseline=prepared.baseline,
+        slicing=prepared.slicing,
+        shard=prepared.shard,
     )
     config.add_cleanup(controller.stop)
     try:
@@ -124,9 +126,12 @@ def pytest_report_header(config: pytest.Config) -> str | None:
         gate += f", baseline {settings.baseline}"
     elif settings.thresholds_path is None:
         gate += " (report-only)"
+    cases = f"{len(prepared.eval_set.cases)} cases"
+    if prepared.shard is not None:
+        cases += f"; shard {prepared.shard.spec}: {len(prepared.shard.selected)} of them"
     return (
         f"taguru: pytest-taguru {__version__}, eval {settings.eval_path} "
-        f"({len(prepared.eval_set.cases)} cases), context '{settings.context}', thresholds {gate}"
+        f"({cases}), context '{settings.context}', thresholds {gate}"
     )
 
 
@@ -143,7 +148,7 @@ def activate(config: pytest.Config, prepared: "PreparedRun") -> None:
         settings = settings.with_base_url(workerinput["taguru_url"])
     elif controller is not None:
         settings = controller.settings  # the embedded server's URL filled in
-    config.stash[RUNNER_KEY] = CaseRunner(settings, prepared.eval_set, prepared.thresholds)
+    config.stash[RUNNER_KEY] = CaseRunner(settings, prepared.run_set, prepared.thresholds)
     eval_file = Path(settings.eval_path).resolve()
     if eval_selection(config, eval_file, typed_flags(config)) != "named":
         # The eval file joins the collection even when it lies outside the given paths or
@@ -153,6 +158,11 @@ def activate(config: pytest.Config, prepared: "PreparedRun") -> None:
     if workerinput is None:
         if controller is None:  # a session that only lists things: nothing was started
             controller = run.RunController(
-                settings, prepared.eval_set, prepared.thresholds, prepared.startup_lines
+                settings,
+                prepared.eval_set,
+                prepared.thresholds,
+                prepared.startup_lines,
+                slicing=prepared.slicing,
+                shard=prepared.shard,
             )
         config.pluginmanager.register(TaguruController(config, controller), "taguru-controller")

@@ -12,9 +12,20 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, model_validator
 
 from pytest_taguru.artifact.assembly import BudgetBlock, Evidence
-from pytest_taguru.artifact.base import ArtifactModel
+from pytest_taguru.artifact.base import OWN_EXTENSION, ArtifactModel
 from pytest_taguru.core.jsontext import WRITE_NULL
 from pytest_taguru.core.wire import F32, ContextPlan, HitLanes
+
+
+def _null_score(hit: dict[str, Any]) -> bool:
+    """Whether a hit read back holds a ``null`` score, its own or a lane's."""
+    if "score" in hit and hit["score"] is None:
+        return True
+    lanes = hit.get("lanes")
+    return isinstance(lanes, dict) and any(
+        isinstance(lane, dict) and "score" in lane and lane["score"] is None
+        for lane in lanes.values()
+    )
 
 
 class HitLocator(ArtifactModel):
@@ -34,7 +45,7 @@ class HitLocator(ArtifactModel):
     @model_validator(mode="before")
     @classmethod
     def _null_scores_are_non_finite(cls, data: Any) -> Any:
-        if not isinstance(data, dict):
+        if not isinstance(data, dict) or not _null_score(data):
             return data
         read = dict(data)
         if "score" in read and read["score"] is None:
@@ -267,6 +278,36 @@ class Citations(ArtifactModel):
     checks: list[CitationCheck] = Field(default_factory=list)
 
 
+class UnjudgedHit(ArtifactModel):
+    """A hit no ``expected_sources`` entry satisfies, at its 1-based rank among the hits."""
+
+    rank: int
+    source: str
+    paragraph: int
+
+
+class MetricBounds(ArtifactModel):
+    """A metric's least and greatest value over every labelling of the unjudged hits."""
+
+    low: float
+    high: float
+
+
+class LabelCoverage(ArtifactModel):
+    """pytest-taguru's own (taguru's readers ignore it): how much of the case's hits the labels
+    judge, and how far recall@k, MRR and nDCG could move (``score.label_coverage``). Present
+    when the passage lane searched and the case declares an ``expected_sources`` entry; the
+    bounds only with a ``recall`` block."""
+
+    hits: int
+    judged: int
+    judged_at_k: float | None = None
+    unjudged: list[UnjudgedHit] = Field(default_factory=list)
+    recall_at_k: MetricBounds | None = None
+    mrr: MetricBounds | None = None
+    ndcg: MetricBounds | None = None
+
+
 class CaseBlock(ArtifactModel):
     """Everything recorded for one eval case, in writer order (§7.4)."""
 
@@ -288,9 +329,17 @@ class CaseBlock(ArtifactModel):
     retries: int | None = None
     """pytest-taguru's own (taguru's readers ignore it): requests of this case sent again
     (``--taguru-retries``); absent when none was."""
+    label_coverage: Annotated[LabelCoverage | None, OWN_EXTENSION] = None
+    """pytest-taguru's own: judged@k, the unjudged hits and the metric bounds."""
     expectations_sha256: str | None = None
     """pytest-taguru's own: the hash of what the eval line declares (``run.expectations``),
     which pairs this case with the same, unrelabelled case of another run."""
+
+
+_TRANSPORT = json.JSONEncoder(ensure_ascii=False, allow_nan=True)
+_DECODER = json.JSONDecoder()
+_CASE_ID_AT = len('{"case_id": ')
+"""Where the case id's string starts in the transport text (``case_id`` is the first field)."""
 
 
 def dump_case_block(block: CaseBlock) -> str:
@@ -300,9 +349,25 @@ def dump_case_block(block: CaseBlock) -> str:
     only as NaN. Here every float keeps its exact value, infinities (``Infinity``) and negative
     zero included; ``None`` fields are left out (each defaults to ``None`` on read).
     """
-    return json.dumps(block.model_dump(exclude_none=True), ensure_ascii=False, allow_nan=True)
+    return _TRANSPORT.encode(block.model_dump(exclude_none=True))
 
 
 def load_case_block(text: str) -> CaseBlock:
     """The case block of :func:`dump_case_block` text, exactly as it was built."""
     return CaseBlock.model_validate(json.loads(text))
+
+
+def case_summary(block: CaseBlock) -> CaseBlock:
+    """The block without its hits and the search plan: everything the run-level numbers
+    (metrics, the summary, the gate) read, at a small part of the block's size."""
+    if not isinstance(block.passage, PassageSearched):
+        return block
+    passage = block.passage.model_copy(update={"hits": [], "plan": None})
+    return block.model_copy(update={"passage": passage})
+
+
+def case_id_of(text: str) -> str:
+    """The case id of a :func:`dump_case_block` text, read without reading the rest."""
+    case_id, _ = _DECODER.raw_decode(text, _CASE_ID_AT)
+    assert isinstance(case_id, str)
+    return case_id

@@ -12,15 +12,17 @@ Specification: ``evaluate-run.md`` §6.1, §7.
 import errno
 import os
 import tempfile
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, BinaryIO
 
 from pydantic import BaseModel, Field, model_validator
 
 from pytest_taguru.artifact.assembly import BudgetInput
-from pytest_taguru.artifact.base import ArtifactModel
+from pytest_taguru.artifact.base import OWN_EXTENSION, ArtifactModel
 from pytest_taguru.artifact.case import CaseBlock
-from pytest_taguru.core.jsontext import F32_FIELD, WRITE_NULL, Float32, dumps_pretty
+from pytest_taguru.core.jsontext import F32_FIELD, WRITE_NULL, Float32, Rendered, write_pretty
 from pytest_taguru.core.serde import SerdeError, read_json
 
 ARTIFACT_VERSION = 1
@@ -117,10 +119,25 @@ class EvalInput(ArtifactModel):
     cases: int = 0
 
 
+class ShardInput(ArtifactModel):
+    """pytest-taguru's own ``inputs.shard`` (taguru's readers ignore it): the artifact of one
+    shard of a run (``--taguru-shard``, ``run.shard``), for ``taguru-evaluate merge``."""
+
+    index: int = 0
+    """1-based."""
+    count: int = 0
+    eval_sha256: str = ""
+    """SHA-256 (lowercase hex) of the eval file's bytes."""
+    case_ids: list[str] = Field(default_factory=list)
+    """Every case id of the eval set (all shards'), in dataset order."""
+
+
 class Inputs(ArtifactModel):
     """``inputs`` (§7.3, assembly.md §1.9). ``mode`` is ``assembly`` or ``baseline``, always
     written; ``budget`` (the resolved ceilings) only under ``--assembly`` or a ``--max-*``
-    flag; ``rerank`` (the model name) only when ``--rerank`` was given."""
+    flag; ``rerank`` (the model name) only when ``--rerank`` was given; ``replayed`` (an
+    extra key of pytest-taguru's: the recording directory) only on a replayed run; ``shard``
+    (another) only in a shard's artifact."""
 
     eval: EvalInput = Field(default_factory=EvalInput)
     context: str = ""
@@ -131,6 +148,8 @@ class Inputs(ArtifactModel):
     mode: str = "baseline"
     budget: BudgetInput | None = None
     rerank: str | None = None
+    replayed: str | None = None
+    shard: ShardInput | None = None
 
 
 class RevisionRecord(ArtifactModel):
@@ -164,8 +183,45 @@ class Definition(ArtifactModel):
     caveat: Annotated[str | None, WRITE_NULL] = None
 
 
+class SliceCard(ArtifactModel):
+    """One slice's scorecard (pytest-taguru's own ``slices`` block): the globs that define it,
+    how many of the run's cases it holds, and the per-case metrics over those cases, each the
+    distribution the run-level ``metrics`` block holds for the same samples."""
+
+    globs: list[str] = Field(default_factory=list)
+    n: int = 0
+    metrics: dict[str, Distribution] = Field(default_factory=dict)
+
+
+def _with_decoded_metrics(data: Any) -> Any:
+    """A document's ``metrics``, each decoded as its ``definitions`` entry says (§7.7)."""
+    if isinstance(data, dict) and isinstance(data.get("metrics"), dict):
+        decoded, _ = decode_metrics(data["metrics"], data.get("definitions"))
+        return {**data, "metrics": decoded}
+    return data
+
+
+class ExtraMetrics(ArtifactModel):
+    """``extra_metrics``, pytest-taguru's own block (taguru's readers ignore it): the metrics
+    outside taguru's 31 (``score.registry.EXTRA_METRICS``), with their own ``definitions``,
+    in the shapes and key order of the top-level ``definitions`` and ``metrics``."""
+
+    definitions: dict[str, Definition] = Field(default_factory=dict)
+    metrics: dict[str, MetricValue] = Field(default_factory=dict)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _decode_metrics_by_statistic(cls, data: Any) -> Any:
+        return _with_decoded_metrics(data)
+
+
 class Evaluation(ArtifactModel):
-    """The whole ``evaluation.json`` (§7.2). ``thresholds`` is the gate's report object."""
+    """The whole ``evaluation.json`` (§7.2). ``thresholds`` is the gate's report object.
+
+    ``slices`` (slice name → scorecard, in declaration order) and ``slice_thresholds`` (the
+    slice gate's report) are pytest-taguru's own keys, which taguru's readers ignore; both are
+    left out of a run that defines no slices, so its file is what it was without them.
+    """
 
     taguru_evaluation: int = 0
     generated_at: str = ""
@@ -177,14 +233,14 @@ class Evaluation(ArtifactModel):
     warnings: list[str] | None = None
     cases: list[CaseBlock] = Field(default_factory=list)
     metrics: dict[str, MetricValue] = Field(default_factory=dict)
+    extra_metrics: Annotated[ExtraMetrics | None, OWN_EXTENSION] = None
+    slices: dict[str, SliceCard] | None = None
+    slice_thresholds: dict[str, Any] | None = None
 
     @model_validator(mode="before")
     @classmethod
     def _decode_metrics_by_statistic(cls, data: Any) -> Any:
-        if isinstance(data, dict) and isinstance(data.get("metrics"), dict):
-            decoded, _ = decode_metrics(data["metrics"], data.get("definitions"))
-            return {**data, "metrics": decoded}
-        return data
+        return _with_decoded_metrics(data)
 
     def headline(self, metric: str) -> float | None:
         """The number compared and gated for ``metric``; ``None`` when absent or empty."""
@@ -195,23 +251,46 @@ class Evaluation(ArtifactModel):
 # --- writing and reading ---------------------------------------------------------------------
 
 
+_FieldPlan = tuple[tuple[str, bool, bool], ...]
+_PLANS: dict[type[BaseModel], _FieldPlan] = {}
+
+
+def _field_plan(model: type[BaseModel]) -> _FieldPlan:
+    """``(name, is_f32, writes_null)`` of each written field of ``model``, in writer order."""
+    plan = _PLANS.get(model)
+    if plan is None:
+        plan = _PLANS[model] = tuple(
+            (name, F32_FIELD in field.metadata, WRITE_NULL in field.metadata)
+            for name, field in model.model_fields.items()
+            if not field.exclude  # in-process only (e.g. a hit's text), never written
+        )
+    return plan
+
+
+def written_members(value: Any) -> list[tuple[str, Any]] | None:
+    """The written key/value pairs of a model in writer order, applying the absent/null and
+    f32 rules of its fields (``None`` for a value that is not a model)."""
+    if not isinstance(value, BaseModel):
+        return None
+    pairs: list[tuple[str, Any]] = []
+    fields = value.__dict__
+    for name, is_f32, writes_null in _field_plan(type(value)):
+        item = fields[name]
+        if item is None:
+            if writes_null:
+                pairs.append((name, None))
+        elif is_f32 and isinstance(item, float):
+            pairs.append((name, Float32(item)))
+        else:
+            pairs.append((name, item))
+    return pairs
+
+
 def to_jsonable(value: Any) -> Any:
     """Plain JSON data in writer order, applying the absent/null and f32 rules of the models."""
-    if isinstance(value, BaseModel):
-        out: dict[str, Any] = {}
-        for name, field in type(value).model_fields.items():
-            if field.exclude:
-                continue  # in-process only (e.g. a hit's text for the drill-down), never written
-            item = getattr(value, name)
-            if item is None:
-                if WRITE_NULL in field.metadata:
-                    out[name] = None
-                continue
-            if F32_FIELD in field.metadata and isinstance(item, float):
-                out[name] = Float32(item)
-            else:
-                out[name] = to_jsonable(item)
-        return out
+    pairs = written_members(value)
+    if pairs is not None:
+        return {name: to_jsonable(item) for name, item in pairs}
     if isinstance(value, dict):
         return {key: to_jsonable(item) for key, item in value.items()}
     if isinstance(value, list | tuple):
@@ -219,9 +298,100 @@ def to_jsonable(value: Any) -> Any:
     return value
 
 
+CASE_PAD = "    "
+"""A case block's indentation in ``evaluation.json`` (an item of the top-level ``cases``)."""
+
+
+def case_text(block: CaseBlock) -> str:
+    """A case block's exact text in ``evaluation.json``, for its place in ``cases``."""
+    pieces: list[str] = []
+    write_pretty(block, pieces.append, CASE_PAD, written_members)
+    return "".join(pieces)
+
+
+def read_case_text(text: str) -> CaseBlock:
+    """A case block read back from :func:`case_text` as the artifact reader reads it (a
+    ``null`` score is NaN)."""
+    return CaseBlock.model_validate(
+        read_json(text, exact_wide_integers=True, objects="last_wins")
+    )
+
+
+def render_pieces(
+    evaluation: Evaluation, emit: Callable[[str], object], case_texts: Iterable[str] = ()
+) -> None:
+    """The exact text of ``evaluation.json`` (no trailing newline), handed to ``emit`` piece by
+    piece, straight from the models: nothing of the whole document is built in memory.
+
+    ``case_texts``, when given, are the cases' :func:`case_text`, in order, written in place
+    of ``evaluation.cases`` (read one at a time, as they are written).
+    """
+    members = written_members
+    if case_texts != ():
+        texts = (Rendered(text) for text in case_texts)
+
+        def members(value: Any) -> list[tuple[str, Any]] | None:
+            pairs = written_members(value)
+            if value is not evaluation or pairs is None:
+                return pairs
+            return [(key, texts if key == "cases" else item) for key, item in pairs]
+
+    write_pretty(evaluation, emit, members=members)
+
+
 def render(evaluation: Evaluation) -> str:
     """The exact text of ``evaluation.json`` (no trailing newline)."""
-    return dumps_pretty(to_jsonable(evaluation))
+    pieces: list[str] = []
+    render_pieces(evaluation, pieces.append)
+    return "".join(pieces)
+
+
+class _Spool:
+    """Collects pieces of text and writes them to a binary file as UTF-8 in large blocks."""
+
+    BLOCK = 1 << 16
+
+    def __init__(self, handle: BinaryIO) -> None:
+        self.handle = handle
+        self.pieces: list[str] = []
+        self.size = 0
+
+    def emit(self, piece: str) -> None:
+        self.pieces.append(piece)
+        self.size += len(piece)
+        if self.size >= self.BLOCK:
+            self.flush()
+
+    def flush(self) -> None:
+        self.handle.write("".join(self.pieces).encode("utf-8"))
+        self.pieces.clear()
+        self.size = 0
+
+
+def write_evaluation(
+    path: str | os.PathLike[str], evaluation: Evaluation, case_texts: Iterable[str] = ()
+) -> None:
+    """Write :func:`render_pieces`' text to ``path`` as :func:`write_atomic` does, streamed."""
+    write_atomic(path, lambda emit: render_pieces(evaluation, emit, case_texts))
+
+
+@dataclass(frozen=True)
+class ArtifactSource:
+    """A finished run's artifact, kept as its parts (the evaluation with its cases' summaries,
+    and a way to read the cases' exact texts again) so it is only built whole on demand."""
+
+    evaluation: Evaluation
+    case_texts: Callable[[], Iterable[str]]
+
+    def text(self) -> str:
+        """The exact text of ``evaluation.json``."""
+        pieces: list[str] = []
+        render_pieces(self.evaluation, pieces.append, self.case_texts())
+        return "".join(pieces)
+
+    def write(self, path: str | os.PathLike[str]) -> None:
+        """Write it to ``path``, streamed (:func:`write_evaluation`)."""
+        write_evaluation(path, self.evaluation, self.case_texts())
 
 
 def _current_umask() -> int:
@@ -230,8 +400,11 @@ def _current_umask() -> int:
     return mask
 
 
-def write_atomic(path: str | os.PathLike[str], text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file and a rename.
+def write_atomic(
+    path: str | os.PathLike[str], text: str | Callable[[Callable[[str], object]], None]
+) -> None:
+    """Write ``text`` to ``path`` through a temporary file and a rename; ``text`` may be a
+    writer that hands its pieces to the ``emit`` it is given (see :func:`write_evaluation`).
 
     A file already at ``path`` survives any failure. The parent directory must exist.
     """
@@ -241,7 +414,12 @@ def write_atomic(path: str | os.PathLike[str], text: str) -> None:
         # mkstemp creates the file 0600; the artifact gets the mode an ordinary file would.
         os.fchmod(fd, 0o666 & ~_current_umask())
         with os.fdopen(fd, "wb") as handle:  # bytes: no newline translation on any platform
-            handle.write(text.encode("utf-8"))
+            if isinstance(text, str):
+                handle.write(text.encode("utf-8"))
+            else:
+                spool = _Spool(handle)
+                text(spool.emit)
+                spool.flush()
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(temp, target)
@@ -265,12 +443,17 @@ class ArtifactError(ValueError):
     """An artifact that cannot be read: not JSON, not an object, or out of the version range."""
 
 
-def parse_evaluation(text: str | bytes, *, origin: str = "evaluation.json") -> Evaluation:
+def parse_evaluation(
+    text: str | bytes, *, origin: str = "evaluation.json", float_roundtrip: bool = False
+) -> Evaluation:
     """Read an artifact as taguru does (``core/serde``; bytes are UTF-8), range
-    ``1..=ARTIFACT_VERSION``."""
+    ``1..=ARTIFACT_VERSION``; ``float_roundtrip`` reads every float exactly as written."""
     try:
         data = read_json(
-            text if isinstance(text, str) else text.decode("utf-8"), exact_wide_integers=True
+            text if isinstance(text, str) else text.decode("utf-8"),
+            exact_wide_integers=True,
+            objects="last_wins",  # the lenient models read any object as a map
+            float_roundtrip=float_roundtrip,
         )
     except (UnicodeDecodeError, SerdeError) as error:
         raise ArtifactError(f"{origin}: not JSON: {error}") from error

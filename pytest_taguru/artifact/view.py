@@ -29,6 +29,7 @@ from pydantic import (
     model_validator,
 )
 
+from pytest_taguru.artifact.base import OWN_EXTENSION
 from pytest_taguru.artifact.evaluation import ARTIFACT_VERSION
 from pytest_taguru.artifact.extras import NO_EXTRAS, RunExtras, run_extras
 from pytest_taguru.core.limits import U64
@@ -50,8 +51,14 @@ class RunReadError(ValueError):
 
 def _fields_of(model: type[BaseModel], data: Any) -> Any:
     """Apply serde's struct rules before typing: an array fills the fields positionally, in
-    declaration order; a field given twice is an error. Other inputs pass through."""
-    fields = model.model_fields
+    declaration order; a field given twice is an error. Other inputs pass through. A field of
+    our own (``OWN_EXTENSION``) is an unknown key to the reference: it takes no position and
+    may repeat."""
+    fields = {
+        name: field
+        for name, field in model.model_fields.items()
+        if OWN_EXTENSION not in field.metadata
+    }
     if isinstance(data, list):
         required = {name for name, field in fields.items() if field.is_required()}
         return fields_from_array(data, list(fields), struct=model.__name__, required=required)
@@ -114,12 +121,41 @@ class CitationsView(_View):
     validity: CitationScoreView = CitationScoreView()
 
 
+class UnjudgedView(BaseModel):
+    model_config = ConfigDict(strict=True, extra="ignore", frozen=True)
+
+    source: str
+    paragraph: int
+
+
+class HighView(BaseModel):
+    model_config = ConfigDict(strict=True, extra="ignore", frozen=True)
+
+    high: float
+
+
+class LabelCoverageView(BaseModel):
+    """What ``compare`` reads of a case's ``label_coverage`` (pytest-taguru's own key): its
+    unjudged locators, judged@k and the ranking metrics' greatest values, for the label-gap
+    classification."""
+
+    model_config = ConfigDict(strict=True, extra="ignore", frozen=True)
+
+    judged_at_k: float | None = None
+    unjudged: list[UnjudgedView] = Field(default_factory=list)
+    recall_at_k: HighView | None = None
+    mrr: HighView | None = None
+    ndcg: HighView | None = None
+
+
 class CaseView(_View):
     case_id: _Text = ""
     recall: RecallView | None = None
     coverage: CoverageView | None = None
     citations: CitationsView | None = None
     diversity_sources: float | None = None
+    label_coverage: Annotated[LabelCoverageView | None, OWN_EXTENSION] = None
+    """Ours: absent in taguru's artifacts, and read as absent when malformed."""
 
 
 class BudgetLimits(_View):
@@ -221,6 +257,9 @@ class LoadedRun:
 
     path: str
     view: EvaluationView
+    slices: Any = None
+    """pytest-taguru's own ``slices`` block as raw JSON, outside the view (taguru's reader
+    does not know it); ``compare.slices`` decodes it, tolerantly."""
 
 
 def read_run(text: str, path: str) -> LoadedRun:
@@ -231,7 +270,8 @@ def read_run(text: str, path: str) -> LoadedRun:
     """
     try:
         # A skipped, unknown field may hold a lone surrogate: only the strings read are checked.
-        view = EvaluationView.model_validate(read_json(text, check_strings=False))
+        document = read_json(text, check_strings=False, objects="pairs_if_repeated")
+        view = EvaluationView.model_validate(document)
     except ValidationError as error:
         raise RunReadError(f"{path}: malformed evaluation.json: {serde_message(error)}") from None
     except SerdeError as error:
@@ -241,7 +281,7 @@ def read_run(text: str, path: str) -> LoadedRun:
             f"{path}: taguru_evaluation must be within 1..={ARTIFACT_VERSION}, "
             f"got {view.taguru_evaluation}"
         )
-    return LoadedRun(path, view)
+    return LoadedRun(path, view, document.get("slices") if isinstance(document, dict) else None)
 
 
 # --- run-level metric values, decoded through their definition's statistic (B.7) -----------

@@ -74,6 +74,23 @@ def metric_catalog() -> str:
         lines += [f"## {family}", "", header, "| --- | --- | --- | --- | --- | --- | --- |"]
         lines += [_metric_row(metric) for metric in metrics]
         lines.append("")
+    lines += [
+        "## pytest-taguru's own metrics (not among the 31)",
+        "",
+        "Written to the artifact's `extra_metrics` block (`definitions` and `metrics` of their "
+        "own), never to `metrics`: taguru's readers ignore them, a thresholds file cannot bound "
+        "them and `compare` does not classify on them. See the README's *Label coverage*.",
+        "",
+        "| metric | unit | statistic | what it measures | from |",
+        "| --- | --- | --- | --- | --- |",
+    ]
+    lines += [
+        f"| `{metric.name}` | {metric.unit} | {metric.statistic} | "
+        f"{cell(metric.description + (f' *{metric.caveat}*' if metric.caveat else ''))} | "
+        f"{cell(metric.source)} |"
+        for metric in registry.EXTRA_METRICS
+    ]
+    lines.append("")
     return "\n".join(lines)
 
 

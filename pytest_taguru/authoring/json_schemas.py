@@ -22,8 +22,10 @@ from pydantic import BaseModel, TypeAdapter
 from pydantic.json_schema import GenerateJsonSchema
 
 from pytest_taguru.authoring import schema_text
+from pytest_taguru.core.limits import MAX_SLICE_NAME_CHARS, MAX_SLICES, U32_MAX
 from pytest_taguru.core.text import WHITE_SPACE
 from pytest_taguru.gate.file import ThresholdsFile
+from pytest_taguru.gate.slice_file import SLICE_THRESHOLDS_VERSION, SliceThresholdsFile
 from pytest_taguru.gate.thresholds import THRESHOLDS_VERSION
 from pytest_taguru.run.dataset import (
     EVAL_VERSION,
@@ -33,7 +35,9 @@ from pytest_taguru.run.dataset import (
     EvalCase,
     EvalHeader,
 )
+from pytest_taguru.run.slices import SLICES_VERSION, SlicesFile
 from pytest_taguru.score.registry import CASE_SCOPED_METRICS, METRICS
+from pytest_taguru.score.slices import PER_CASE_NAMES
 from pytest_taguru.server.ingest import import_lines as lines
 
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
@@ -152,11 +156,51 @@ def thresholds_schema() -> Schema:
     cases = objects["CaseBounds"]["properties"]
     cases["default"]["propertyNames"] = scoped
     cases["overrides"]["additionalProperties"]["propertyNames"] = scoped
+    _bound_rule(objects)
+    _describe(schema, schema_text.THRESHOLDS, "ThresholdsFile")
+    return _finish(schema, "taguru evaluate thresholds file")
+
+
+def _bound_rule(objects: dict[str, Schema]) -> None:
+    """A bound has a number on at least one side."""
     objects["Bound"]["anyOf"] = [
         {"required": [side], "properties": {side: {"type": "number"}}} for side in ("min", "max")
     ]
-    _describe(schema, schema_text.THRESHOLDS, "ThresholdsFile")
-    return _finish(schema, "taguru evaluate thresholds file")
+
+
+# --- slices and slice thresholds (pytest-taguru's own files) ----------------------------------
+
+SLICE_NAME = {
+    "pattern": "^[^:" + NON_BLANK[2:-1] + "]+$",
+    "minLength": 1,
+    "maxLength": MAX_SLICE_NAME_CHARS,
+}
+"""A slice name: 1..64 characters, no white space, no ``:`` (``run.slices.name_problem``)."""
+
+
+def slices_schema() -> Schema:
+    schema = _generate(SlicesFile)
+    top = schema["properties"]
+    top["taguru_slices"] = {"const": SLICES_VERSION}
+    top["slices"].update(propertyNames=SLICE_NAME, minProperties=1, maxProperties=MAX_SLICES)
+    top["slices"]["additionalProperties"].update(minItems=1)
+    top["slices"]["additionalProperties"]["items"].update(minLength=1)
+    _describe(schema, schema_text.SLICES, "SlicesFile")
+    return _finish(schema, "pytest-taguru slices file")
+
+
+def slice_thresholds_schema() -> Schema:
+    schema = _generate(SliceThresholdsFile)
+    objects = _objects(schema)
+    top = objects["SliceThresholdsFile"]["properties"]
+    top["taguru_slice_thresholds"] = {"const": SLICE_THRESHOLDS_VERSION}
+    top["slices"]["propertyNames"] = SLICE_NAME
+    gate = objects["SliceBounds"]["properties"]
+    gate["min_cases"].update(minimum=0, maximum=U32_MAX)
+    gate["aggregate"]["propertyNames"] = {"enum": sorted(PER_CASE_NAMES)}
+    _bound_rule(objects)
+    _describe(schema, schema_text.SLICE_THRESHOLDS, "SliceThresholdsFile")
+    return _finish(schema, "pytest-taguru slice thresholds file")
 
 
 # --- the import stream ------------------------------------------------------------------------
@@ -200,6 +244,8 @@ BUILDERS: dict[str, Callable[[], Schema]] = {
     "eval-case": eval_case_schema,
     "thresholds": thresholds_schema,
     "import-line": import_line_schema,
+    "slices": slices_schema,
+    "slice-thresholds": slice_thresholds_schema,
 }
 """Every shipped schema by its name (``taguru-evaluate schema NAME``)."""
 

@@ -90,6 +90,35 @@ THRESHOLDS = {
     "Bound.max": "The value must not be above this.",
 }
 
+SLICES = {
+    "SlicesFile": "pytest-taguru's slices file (--taguru-slices-file): named subsets of the "
+    "eval set's cases, each scored on its own (the artifact's slices block) and gated by a "
+    "slice thresholds file. Not expressible in this schema, still refused: a slice name given "
+    "twice; a byte-order mark.",
+    "taguru_slices": "Format version; must be 1.",
+    "slices": "Slice name → globs over case ids, matched as Python's fnmatchcase does (*, ?, "
+    "[seq], [!seq]; case-sensitive). A case may be in several slices; a slice that matches no "
+    "case is a warning. At least one slice.",
+}
+
+SLICE_THRESHOLDS = {
+    "SliceThresholdsFile": "pytest-taguru's slice thresholds file (--taguru-slice-thresholds, "
+    "taguru-evaluate gate --slice-thresholds): bounds on each slice's per-case metrics, with "
+    "the thresholds file's aggregate syntax. A broken bound exits 3 and fails the "
+    "eval.jsonl::[slices] result. Not expressible in this schema, still refused: a slice the "
+    "run does not define; min greater than max; a slice name given twice; a byte-order mark.",
+    "taguru_slice_thresholds": "Format version; must be 1.",
+    "slices": "Slice name (as defined by taguru_slices or the slices file) → its gate.",
+    "SliceBounds": "One slice's gate.",
+    "SliceBounds.min_cases": "The fewest of the run's cases the slice must hold to be judged "
+    "(default 1); a smaller slice is reported, not judged.",
+    "SliceBounds.aggregate": "Bounds on the slice's per-case metrics (the mean over its "
+    "cases), by metric name; as the thresholds file's aggregate section.",
+    "Bound": THRESHOLDS["Bound"],
+    "Bound.min": THRESHOLDS["Bound.min"],
+    "Bound.max": THRESHOLDS["Bound.max"],
+}
+
 NOT_CHECKED_IMPORT = (
     " Not expressible in this schema, still refused by taguru: lines in the wrong order (an "
     "operation line before any header, a second passage line in one batch, markers or "

@@ -1,5 +1,5 @@
 """``taguru-evaluate`` subcommands for writing a suite: ``init``, ``import-dir``, ``check``,
-``schema``.
+``schema``, and for growing its labels: ``unjudged``, ``label-merge``.
 
 Each is ``run_<name>(argv) -> exit status`` and raises :class:`UsageError` (2) or
 :class:`RunError` (1), printed by the dispatcher as ``taguru-evaluate: <name>: …`` with its
@@ -11,17 +11,22 @@ import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 from pytest_taguru.cli.arguments import PROG
 from pytest_taguru.core.suggest import did_you_mean
 from pytest_taguru.errors import RunError, TaguruError, UsageError
+
+if TYPE_CHECKING:
+    from pytest_taguru.run.dataset import EvalSet
 
 AUTHORING_SYNOPSES = (
     f"{PROG} init [DIR]",
     f"{PROG} import-dir DOCS --context NAME [--out FILE] [--prefix PREFIX]",
     f"{PROG} check --eval FILE (--serve IMPORT_FILE | --url URL) ...",
     f"{PROG} schema [NAME]",
+    f"{PROG} unjudged ARTIFACT... --eval FILE [--out FILE] [--with-text DIR]",
+    f"{PROG} label-merge QUEUE --eval FILE --out FILE",
 )
 
 
@@ -169,7 +174,7 @@ def _server_url(serve: str | None, url: str | None) -> Iterator[str]:
         yield url
         return
     assert serve is not None
-    from pytest_taguru.run.controller import start_embedded_server
+    from pytest_taguru.run.embedded_server import start_embedded_server
 
     with _named("check"):
         server = start_embedded_server(serve, token=None)
@@ -258,9 +263,132 @@ def run_check(argv: Sequence[str]) -> int:
     return 2 if problems else 0
 
 
+# --- unjudged, label-merge ---------------------------------------------------------------------
+
+
+def _read_text(path: str) -> str:
+    from pytest_taguru.core.textfile import UnreadableFile, read_utf8
+
+    try:
+        return read_utf8(path)
+    except UnreadableFile as error:
+        raise UsageError(f"cannot read {path}: {error.reason}") from None
+
+
+def _read_eval(path: str) -> "tuple[str, EvalSet]":
+    """An eval set's text, and the set loaded from it (one read: the text is edited later)."""
+    from pytest_taguru.run.dataset import parse_eval_set
+
+    text = _read_text(path)
+    return text, parse_eval_set(text, path)
+
+
+def _write(path: str, text: str) -> None:
+    """``text`` to ``path`` (``-``: stdout), atomically; a failed write is exit 1."""
+    from pytest_taguru.artifact.evaluation import write_atomic
+    from pytest_taguru.core.textfile import os_error_text
+
+    if path == "-":
+        sys.stdout.write(text)
+        return
+    try:
+        write_atomic(path, text)
+    except OSError as error:
+        raise RunError(f"cannot write {path}: {os_error_text(error)}") from None
+
+
+def _unjudged_arguments(parser: _Parser) -> None:
+    parser.add_argument("artifacts", nargs="+", metavar="ARTIFACT", help="evaluation.json files")
+    parser.add_argument("--eval", required=True, metavar="FILE", dest="eval_path")
+    parser.add_argument(
+        "--out", default="label-queue.jsonl", metavar="FILE", help="default: %(default)s; -: stdout"
+    )
+    parser.add_argument(
+        "--with-text",
+        metavar="DIR",
+        help="a --taguru-record recording: add each hit's served text (the queue then holds "
+        "corpus text)",
+    )
+
+
+def run_unjudged(argv: Sequence[str]) -> int:
+    """Write the label queue of saved runs: every hit no expected_sources entry of the eval set
+    labels (relevance 0 included), once per case and locator, ranked by how far labelling it
+    alone could move its case's recall@k, MRR and nDCG. Fill in each line's relevance (0-3)
+    and fold the queue back with label-merge."""
+    from pytest_taguru.artifact.evaluation import ArtifactError, parse_evaluation
+    from pytest_taguru.authoring.label_queue import SavedRun, build_queue, file_identity
+    from pytest_taguru.authoring.recorded_text import recorded_texts
+
+    args = _parse(run_unjudged, argv, _unjudged_arguments)
+    if args is None:
+        return 0
+    with _named("unjudged"):
+        eval_text, eval_set = _read_eval(args.eval_path)
+        runs = []
+        for path in args.artifacts:
+            try:
+                runs.append(SavedRun(path, parse_evaluation(_read_text(path), origin=path)))
+            except ArtifactError as error:
+                raise UsageError(str(error)) from None
+        texts = None if args.with_text is None else recorded_texts(args.with_text)
+        queue = build_queue(eval_set, file_identity(args.eval_path, eval_text), runs, texts)
+        _write(args.out, queue.text())
+    for note in queue.notes:
+        print(f"{PROG}: unjudged: note: {note}", file=sys.stderr)
+    target = "stdout" if args.out == "-" else args.out
+    print(f"{PROG}: unjudged: {queue.summary()} → {target}", file=sys.stderr)
+    return 0
+
+
+def _label_merge_arguments(parser: _Parser) -> None:
+    parser.add_argument("queue", metavar="QUEUE", help="a label queue written by unjudged")
+    parser.add_argument("--eval", required=True, metavar="FILE", dest="eval_path")
+    parser.add_argument("--out", required=True, metavar="FILE", help="the labelled eval set")
+
+
+def run_label_merge(argv: Sequence[str]) -> int:
+    """Fold a labelled queue back into the eval set: each line whose relevance was filled in
+    becomes an expected_sources entry of its case ({"source", "paragraphs": [p],
+    "relevance"}); every other byte of the eval set is kept. The result is validated by the
+    eval.jsonl loader before it is written. Exit 2 for a bad queue (file:line: field), 1 when
+    the output cannot be written."""
+    from pytest_taguru.authoring.label_merge import load_labelled_queue, merge_labels
+    from pytest_taguru.authoring.label_queue import file_identity
+    from pytest_taguru.run.dataset import parse_eval_set
+
+    args = _parse(run_label_merge, argv, _label_merge_arguments)
+    if args is None:
+        return 0
+    with _named("label-merge"):
+        eval_text, eval_set = _read_eval(args.eval_path)
+        queue = load_labelled_queue(args.queue)
+        merged = merge_labels(eval_text, eval_set, queue, args.queue)
+        parse_eval_set(merged, args.out)
+        exported = queue.header.eval
+        if exported is not None and exported != file_identity(exported.path, eval_text):
+            print(
+                f"{PROG}: label-merge: note: {args.queue} was exported against another version "
+                f"of the eval set (sha256 {exported.sha256[:12]}…); labels are merged by case_id",
+                file=sys.stderr,
+            )
+        _write(args.out, merged)
+    relevant = sum(label.relevance > 0 for label in queue.labels)
+    cases = len({label.case_id for label in queue.labels})
+    print(
+        f"{PROG}: label-merge: {len(queue.labels)} label(s) merged into {cases} case(s) "
+        f"({relevant} relevant, {len(queue.labels) - relevant} not), {queue.unlabelled} "
+        f"line(s) left unlabelled → {args.out}",
+        file=sys.stderr,
+    )
+    return 0
+
+
 SUBCOMMANDS = {
     "init": run_init,
     "import-dir": run_import_dir,
     "check": run_check,
     "schema": run_schema,
+    "unjudged": run_unjudged,
+    "label-merge": run_label_merge,
 }

@@ -61,7 +61,9 @@ whose outcome changed (improved, regressed, added, removed), classified on recal
 nDCG, concept/label/association coverage, citation recall, locator validity and source
 diversity (latency is left out: too noisy to drive a verdict). A case with any regressed
 metric is regressed. A mismatched context, corpus revision, thresholds identity or budget
-is a warning, never a refusal.
+is a warning, never a refusal. A regressed case whose recall@k/MRR/nDCG drop coincides
+with new unjudged hits that labelling could undo (pytest-taguru's label_coverage) is also
+marked a label gap.
 
   BASE.json          an evaluation.json from an earlier run
   HEAD.json          an evaluation.json from a later run
@@ -71,8 +73,8 @@ is a warning, never a refusal.
                      ↑ better / ↓ worse
   --fail-on-regression
                      exit {_FAIL} when a case regressed or an aggregate got worse
-                     (latency excepted: too noisy); with --stats, when a paired
-                     verdict is regressed
+                     (latency excepted: too noisy; label gaps excepted: label first);
+                     with --stats, when a paired verdict is regressed
   --stats            paired statistics per metric over the cases both runs scored
                      alike: mean delta, bootstrap 95% interval, sign-flip p (Holm-
                      corrected across metrics), verdict regressed / inconclusive /

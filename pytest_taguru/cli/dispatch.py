@@ -6,16 +6,16 @@ usage, ``--version`` the version; any other leading ``--flag`` is the run mode (
 taguru's run flags, pytest with this package's plugin underneath); ``compare`` diffs two
 ``evaluation.json`` files (``cli.compare``, ``thresholds-and-compare.md`` Part B); ``gate``
 re-gates a written artifact (``cli.gate``); ``report`` writes a saved run's HTML report
-(``cli.report``); ``init``, ``import-dir``, ``check`` and ``schema`` help write a suite
-(``cli.authoring``). Exit codes are taguru's: 0, 1, 2 and (run, gate, compare
---fail-on-regression) 3.
+(``cli.report``); ``merge`` joins the artifacts of a run's shards (``cli.merge``); ``init``,
+``import-dir``, ``check`` and ``schema`` help write a suite (``cli.authoring``). Exit codes are
+taguru's: 0, 1, 2 and (run, gate, merge, compare --fail-on-regression) 3.
 """
 
 import sys
 from collections.abc import Sequence
 
 from pytest_taguru import __version__
-from pytest_taguru.cli import authoring, compare, gate, report, run
+from pytest_taguru.cli import authoring, compare, gate, merge, report, run
 from pytest_taguru.cli.arguments import (
     HELP_FLAGS,
     HELP_HINT,
@@ -43,10 +43,12 @@ def _dispatch(args: list[str]) -> int:
         return gate.run_gate(rest)
     if first == "report":
         return report.run_report(report.parse_report_args(rest))
+    if first == "merge":
+        return merge.run_merge(merge.parse_merge_args(rest))
     if first in authoring.SUBCOMMANDS:
         return authoring.SUBCOMMANDS[first](rest)
     others = ", ".join(
-        f"'{name}'" for name in ("compare", "gate", "report", *authoring.SUBCOMMANDS)
+        f"'{name}'" for name in ("compare", "gate", "report", "merge", *authoring.SUBCOMMANDS)
     )
     raise ArgumentError(
         f"unknown subcommand '{first}' — the default mode is selected by a leading flag, "

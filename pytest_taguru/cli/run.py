@@ -14,6 +14,7 @@ from typing import Any
 from pytest_taguru.cli.arguments import HELP_FLAGS, PROG, ArgumentError, HelpRequested
 from pytest_taguru.cli.authoring import AUTHORING_SYNOPSES
 from pytest_taguru.cli.compare import COMPARE_SYNOPSIS
+from pytest_taguru.cli.merge import MERGE_SYNOPSIS
 from pytest_taguru.cli.report import REPORT_SYNOPSIS
 from pytest_taguru.errors import UsageError
 from pytest_taguru.flags import CLI_FLAG_PREFIX, OPTION_SPECS, PLUGIN_FLAG_PREFIX
@@ -73,6 +74,7 @@ USAGE = f"""\
 {_OTHER_MODES} {COMPARE_SYNOPSIS}
 {_OTHER_MODES} {PROG} gate ...            (see '{PROG} gate --help')
 {_OTHER_MODES} {REPORT_SYNOPSIS}
+{_OTHER_MODES} {MERGE_SYNOPSIS}
 {_AUTHORING_MODES}
 {_OTHER_MODES} {PROG} --version
 

@@ -6,7 +6,8 @@ metrics, diffs the run-level metrics and collects the warnings, all in the refer
 Specification: ``thresholds-and-compare.md`` Part B.
 """
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Literal
 
 from pytest_taguru.artifact.view import (
@@ -17,6 +18,7 @@ from pytest_taguru.artifact.view import (
     LoadedRun,
     decode_headline,
 )
+from pytest_taguru.compare.label_gap import LabelGap, excused_aggregates, label_gap
 from pytest_taguru.score.registry import COMPARISON_METRICS, METRICS_BY_NAME, case_value
 
 CHANGES_VERSION = 1
@@ -82,6 +84,8 @@ class ChangeReport:
     metrics: tuple[AggregateDiff, ...]
     warnings: tuple[str, ...]
     records: tuple[CaseChange, ...]
+    label_gaps: Mapping[str, LabelGap] = field(default_factory=dict)
+    """pytest-taguru's own: the regressed cases that are label gaps, by case_id."""
 
 
 def _index(cases: list[CaseView], side: str, warnings: list[str]) -> dict[str, CaseView]:
@@ -260,6 +264,14 @@ def compare(base: LoadedRun, head: LoadedRun) -> ChangeReport:
             else:
                 records.append(record)
     metrics = aggregate_diffs(base, head, warnings)
+    gaps: dict[str, LabelGap] = {}
+    for record in records:
+        if record.kind == "regressed":
+            case_id = record.case_id
+            down = [change for change in record.metrics if change.direction == "regressed"]
+            gap = label_gap(down, base_cases[case_id], head_cases[case_id], epsilon=EPSILON)
+            if gap is not None:
+                gaps[case_id] = gap
     kinds = [record.kind for record in records]
     counts = Counts(
         improved=kinds.count("improved"),
@@ -270,7 +282,11 @@ def compare(base: LoadedRun, head: LoadedRun) -> ChangeReport:
         cases_base=len(base_cases),
         cases_head=len(head_cases),
     )
-    return ChangeReport(base, head, counts, tuple(metrics), tuple(warnings), tuple(records))
+    return ChangeReport(base, head, counts, tuple(metrics), tuple(warnings), tuple(records), gaps)
+
+
+def _moved_down(record: CaseChange) -> list[str]:
+    return [change.metric for change in record.metrics if change.direction == "regressed"]
 
 
 # --- which way the aggregates went (pytest-taguru's own: the Markdown, --fail-on-regression) ---
@@ -300,10 +316,17 @@ class Regressions:
 
 
 def regressions(report: ChangeReport) -> Regressions:
-    cases = tuple(record.case_id for record in report.records if record.kind == "regressed")
+    """Regressed cases that are not label gaps, and worse judged aggregates unless every case
+    that moved down on the metric is a label gap (``compare.label_gap``)."""
+    gaps = report.label_gaps
+    regressed = [record for record in report.records if record.kind == "regressed"]
+    cases = tuple(record.case_id for record in regressed if record.case_id not in gaps)
+    excused = excused_aggregates(gaps, {r.case_id: _moved_down(r) for r in regressed})
     aggregates = tuple(
         diff.metric
         for diff in report.metrics
-        if aggregate_trend(diff) == "worse" and METRICS_BY_NAME[diff.metric].judged_in_comparisons
+        if aggregate_trend(diff) == "worse"
+        and METRICS_BY_NAME[diff.metric].judged_in_comparisons
+        and diff.metric not in excused
     )
     return Regressions(cases, aggregates)

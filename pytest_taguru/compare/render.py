@@ -3,6 +3,9 @@
 The JSONL and the summary are taguru's, byte for byte (B.9, B.10): keys in the reference's
 order, floats in serde text (Appendix N.1). The Markdown is this tool's own, a pull-request
 comment: verdict counts, the aggregates base → head, then the changed cases, regressed first.
+Label gaps (``compare.label_gap``, ours) add to all three only when there are some: a
+``label_gap`` key on their records and a ``label_gaps`` count in the header, a mark on their
+summary lines, a verdict of their own in the Markdown.
 """
 
 from typing import Any
@@ -18,6 +21,8 @@ from pytest_taguru.compare.classify import (
     aggregate_trend,
     thresholds_identity,
 )
+from pytest_taguru.compare.label_gap import LabelGap
+from pytest_taguru.compare.slices import SliceDiff, slice_diffs
 from pytest_taguru.compare.stats_render import MARKDOWN_COLUMNS, markdown_cells, markdown_section
 from pytest_taguru.compare.verdicts import StatisticsReport
 from pytest_taguru.core.jsontext import dumps_compact
@@ -28,6 +33,8 @@ SUMMARY_CASE_CAP = 10
 
 MARKDOWN_CASE_CAP = 50
 """Changed cases listed in the Markdown table; a pull-request comment has a size limit."""
+MARKDOWN_SLICE_CAP = 20
+"""Slices listed in the Markdown table, for the same reason."""
 
 
 # --- changes.jsonl (B.9) -----------------------------------------------------------------------
@@ -91,15 +98,23 @@ def header_line(report: ChangeReport, generated_at: str) -> dict[str, Any]:
     }
     if report.warnings:
         header["warnings"] = list(report.warnings)
+    if report.label_gaps:
+        header["label_gaps"] = len(report.label_gaps)
     return header
 
 
-def record_line(record: CaseChange) -> dict[str, Any]:
-    return {
+def record_line(record: CaseChange, gap: LabelGap | None = None) -> dict[str, Any]:
+    line: dict[str, Any] = {
         "kind": record.kind,
         "case_id": record.case_id,
         "metrics": [_metric_entry(change) for change in record.metrics],
     }
+    if gap is not None:
+        line["label_gap"] = {
+            "new_unjudged": gap.new_unjudged,
+            "judged_at_k": {"base": gap.judged_at_k_base, "head": gap.judged_at_k_head},
+        }
+    return line
 
 
 def render_jsonl(report: ChangeReport, generated_at: str) -> str:
@@ -107,7 +122,8 @@ def render_jsonl(report: ChangeReport, generated_at: str) -> str:
 
     ``generated_at`` is the comparison's own time, ``YYYY-MM-DDTHH:MM:SSZ`` in UTC.
     """
-    lines = [header_line(report, generated_at), *map(record_line, report.records)]
+    records = [record_line(r, report.label_gaps.get(r.case_id)) for r in report.records]
+    lines = [header_line(report, generated_at), *records]
     return "".join(dumps_compact(line) + "\n" for line in lines)
 
 
@@ -143,11 +159,27 @@ def render_summary(report: ChangeReport, out: str) -> str:
             for change in _moved_down(record)
             if change.delta is not None
         )
-        lines.append(f"    regressed: {record.case_id} ({moved})")
+        gap = report.label_gaps.get(record.case_id)
+        mark = "" if gap is None else f" — label gap: {_new_unjudged(gap)}"
+        lines.append(f"    regressed: {record.case_id} ({moved}){mark}")
     if len(regressed) > SUMMARY_CASE_CAP:
         lines.append(f"    ... and {len(regressed) - SUMMARY_CASE_CAP} more regressed case(s)")
+    if report.label_gaps:
+        lines.append(f"  label gaps: {_label_gap_note(report)}")
     lines.append(f"  wrote {out}")
     return "\n".join(lines) + "\n"
+
+
+def _new_unjudged(gap: LabelGap) -> str:
+    return f"{gap.new_unjudged} new unjudged hit(s) in HEAD's top k"
+
+
+def _label_gap_note(report: ChangeReport) -> str:
+    return (
+        f"{len(report.label_gaps)} of the regressed case(s) coincide with new "
+        "unjudged hits — label them ('taguru-evaluate unjudged HEAD.json --eval eval.jsonl') "
+        "before judging; --fail-on-regression does not count them"
+    )
 
 
 # --- Markdown (a pull-request comment) ---------------------------------------------------------
@@ -196,11 +228,43 @@ def _moved_text(change: MetricChange) -> str:
     return f"**{text}**" if change.direction == "regressed" else text
 
 
+def _slice_rows(diff: SliceDiff) -> list[str]:
+    """One row per metric, the slice named on the first (its globs marked when they differ)."""
+    name = cell(diff.name) + ("" if diff.same_globs else " (globs differ)")
+    first = f"| {name} | {diff.cases_base} → {diff.cases_head} "
+    return [
+        f"{first if at == 0 else '| | '}| {cell(d.metric)} | {_number(d.base)} "
+        f"| {_number(d.head)} | {_delta(d.delta)} | {_change(d)} |"
+        for at, d in enumerate(diff.metrics)
+    ] or [f"{first}| | | | | |"]
+
+
+def _slice_lines(diffs: tuple[SliceDiff, ...]) -> list[str]:
+    """The slices both runs carry, each metric's mean base → head (none: no section)."""
+    if not diffs:
+        return []
+    lines = ["", "#### Slices", ""]
+    lines += ["| slice | cases | metric | base | head | Δ | change |"]
+    lines += ["|---|---:|---|---:|---:|---:|---|"]
+    for diff in diffs[:MARKDOWN_SLICE_CAP]:
+        lines += _slice_rows(diff)
+    if len(diffs) > MARKDOWN_SLICE_CAP:
+        lines += ["", f"… and {len(diffs) - MARKDOWN_SLICE_CAP} more slice(s)."]
+    return lines
+
+
+def _verdict(record: CaseChange, gap: LabelGap | None) -> str:
+    if gap is None:
+        return record.kind
+    return f"regressed — label gap ({cell(_new_unjudged(gap))})"
+
+
 def render_markdown(report: ChangeReport, statistics: StatisticsReport | None = None) -> str:
     """A Markdown summary ready to paste into a pull-request comment.
 
     Sections: the two runs and the verdict counts; the aggregate metrics base → head with their
-    deltas and which way they went (↑ better / ↓ worse, by the registry); the changed cases,
+    deltas and which way they went (↑ better / ↓ worse, by the registry); when both runs carry
+    slices, each slice's per-case metrics the same way (``compare.slices``); the changed cases,
     regressed first (then improved, added, removed, each in case_id order) with the metrics
     that moved, regressed metrics in bold; the warnings. With ``statistics`` the aggregate
     table gains the paired interval, p and verdict of each paired metric, and a section of
@@ -218,6 +282,8 @@ def render_markdown(report: ChangeReport, statistics: StatisticsReport | None = 
         "|---:|---:|---:|---:|---:|",
         f"| {c.regressed} | {c.improved} | {c.added} | {c.removed} | {c.unchanged} |",
     ]
+    if report.label_gaps:
+        lines += ["", f"**Label gaps**: {cell(_label_gap_note(report))}"]
     if report.metrics:
         extra = () if statistics is None else MARKDOWN_COLUMNS
         lines += ["", "#### Aggregate metrics", ""]
@@ -231,6 +297,7 @@ def render_markdown(report: ChangeReport, statistics: StatisticsReport | None = 
             + "".join(f" {text} |" for text in markdown_cells(statistics, d.metric)[: len(extra)])
             for d in report.metrics
         ]
+    lines += _slice_lines(slice_diffs(report))
     if statistics is not None:
         lines += markdown_section(statistics)
     changed = sorted(report.records, key=lambda record: _KIND_ORDER[record.kind])
@@ -238,8 +305,8 @@ def render_markdown(report: ChangeReport, statistics: StatisticsReport | None = 
         lines += ["", "#### Changed cases", ""]
         lines += ["| case | verdict | metrics that moved |", "|---|---|---|"]
         lines += [
-            f"| {cell(record.case_id)} | {record.kind} | "
-            f"{'<br>'.join(map(_moved_text, record.metrics))} |"
+            f"| {cell(record.case_id)} | {_verdict(record, report.label_gaps.get(record.case_id))} "
+            f"| {'<br>'.join(map(_moved_text, record.metrics))} |"
             for record in changed[:MARKDOWN_CASE_CAP]
         ]
         if len(changed) > MARKDOWN_CASE_CAP:

@@ -36,6 +36,7 @@ from typing import Literal
 from pytest_taguru.artifact.view import LoadedRun
 from pytest_taguru.compare.pairing import Exclusions, PairedCases, pair_cases
 from pytest_taguru.compare.significance import DEFAULT_ALPHA, NO_TOLERANCE, Tolerances
+from pytest_taguru.compare.slices import slice_members
 from pytest_taguru.compare.statistics import RESAMPLES, PairedTest, holm, paired_tests
 from pytest_taguru.score.registry import METRICS_BY_NAME
 
@@ -205,5 +206,8 @@ def paired_statistics(
     tolerances: Tolerances | None = None,
     slices: Mapping[str, Collection[str]] | None = None,
 ) -> StatisticsReport:
-    """Pair the runs' cases (``pairing``) and judge every (metric, slice)."""
+    """Pair the runs' cases (``pairing``) and judge every (metric, slice); ``slices`` default
+    to those HEAD carries (``--taguru-slices``: judged on the run being gated)."""
+    if slices is None:
+        slices = slice_members(head)
     return judge(pair_cases(base, head), alpha=alpha, tolerances=tolerances, slices=slices)

@@ -7,12 +7,14 @@ Reading is :mod:`pytest_taguru.core.serde`'s. Specification: ``evaluate-run.md``
 ``thresholds-and-compare.md`` Appendix N.
 """
 
-import json
+import functools
 import math
 import struct
-from collections.abc import Callable
-from decimal import Decimal
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from json.encoder import encode_basestring
 from typing import Any
+
+import numpy
 
 
 class Float32(float):
@@ -55,11 +57,14 @@ def _render(negative: bool, digits: str, exponent: int, low: int, high: int) -> 
 
 
 def _digits_of(text: str) -> tuple[str, int]:
-    """Shortest digits and scientific exponent of a positive decimal text."""
-    _, digit_tuple, exp = Decimal(text).normalize().as_tuple()
-    digits = "".join(map(str, digit_tuple))
-    assert isinstance(exp, int)
-    return digits, len(digits) - 1 + exp
+    """Significant digits and scientific exponent of a positive decimal text as ``repr`` and
+    numpy write them (``0.001``, ``123.0``, ``1e-05``, ``2.8768212e-01``)."""
+    mantissa, _, exp_text = text.partition("e")
+    whole, _, fraction = mantissa.partition(".")
+    joined = whole + fraction
+    digits = joined.lstrip("0")
+    exponent = int(exp_text or 0) + len(whole) - 1 - (len(joined) - len(digits))
+    return digits.rstrip("0"), exponent
 
 
 def format_f64(value: float) -> str:
@@ -72,27 +77,16 @@ def format_f64(value: float) -> str:
     return _render(value < 0, digits, exponent, -5, 15)
 
 
-def shortest_f32_digits(value: float) -> str:
-    """The shortest decimal (scientific text) that reads back as the same 32-bit float.
+def f32_digits(value: float) -> tuple[str, int]:
+    """The shortest digits and scientific exponent that read back as the same 32-bit float
+    as ``|value|`` (finite, non-zero): among equally short candidates the one closest to the
+    exact value, as in Rust's shortest-float formatting.
 
-    Among equally short candidates the one closest to the exact value wins, as in Rust's
-    shortest-float formatting.
+    numpy's Dragon4 in its ``unique`` mode (Steele & White's free-format algorithm, exact
+    big-integer arithmetic) computes exactly that.
     """
-    target = to_f32(abs(value))
-    for precision in range(9):
-        rounded = f"{target:.{precision}e}"
-        mantissa, _, exp_text = rounded.partition("e")
-        scaled = int(mantissa.replace(".", ""))
-        exp = int(exp_text) - precision
-        fits = [
-            candidate
-            for candidate in (scaled, scaled - 1, scaled + 1)
-            if candidate > 0 and to_f32(float(f"{candidate}e{exp}")) == target
-        ]
-        if fits:
-            best = min(fits, key=lambda c: abs(Decimal(f"{c}e{exp}") - Decimal(target)))
-            return f"{best}e{exp}"
-    return repr(target)
+    text = numpy.format_float_scientific(numpy.float32(abs(value)), unique=True, trim="-")
+    return _digits_of(text)
 
 
 def format_f32(value: float) -> str:
@@ -102,25 +96,35 @@ def format_f32(value: float) -> str:
         return "null"
     if value == 0.0:
         return "-0.0" if math.copysign(1.0, value) < 0 else "0.0"
-    digits, exponent = _digits_of(shortest_f32_digits(value))
+    return _nonzero_f32_text(value)
+
+
+@functools.lru_cache(maxsize=4096)
+def _nonzero_f32_text(value: float) -> str:
+    """Remembered: a hit's score comes again as its lane's score, and common values recur."""
+    digits, exponent = f32_digits(value)
     return _render(value < 0, digits, exponent, -6, 12)
 
 
-def _plain_text(value: float, shortest: Callable[[float], str]) -> str:
+def _plain_text(value: float, shortest: Callable[[float], tuple[str, int]]) -> str:
     """Rust's ``{}``: ``shortest`` round-trip digits of ``|value|``, positional, no trailing
     ``.0``; ``NaN``, ``inf``, ``-inf``, ``0`` and ``-0`` spelled out."""
     if math.isnan(value):
         return "NaN"
     if math.isinf(value):
         return "inf" if value > 0 else "-inf"
-    digits, exponent = _digits_of(shortest(abs(value))) if value != 0.0 else ("0", 0)
+    digits, exponent = shortest(abs(value)) if value != 0.0 else ("0", 0)
     text = _render(math.copysign(1.0, value) < 0, digits, exponent, -400, 400)
     return text.removesuffix(".0")
 
 
+def _f64_digits(value: float) -> tuple[str, int]:
+    return _digits_of(repr(value))
+
+
 def format_plain(value: float) -> str:
     """Rust's ``{}`` for an ``f64``: shortest round-trip, positional, no trailing ``.0``."""
-    return _plain_text(value, repr)
+    return _plain_text(value, _f64_digits)
 
 
 def format_plain_f32(value: float) -> str:
@@ -129,10 +133,11 @@ def format_plain_f32(value: float) -> str:
 
     (The artifact's float text is a different rule: ``format_f32``.)
     """
-    return _plain_text(value, shortest_f32_digits)
+    return _plain_text(value, f32_digits)
 
 
-def _scalar(value: Any) -> str:
+def scalar_text(value: Any) -> str:
+    """The JSON text of a value that is neither an object nor an array."""
     if value is None:
         return "null"
     if value is True:
@@ -146,51 +151,96 @@ def _scalar(value: Any) -> str:
     if isinstance(value, int):
         return str(value)
     if isinstance(value, str):
-        return json.dumps(value, ensure_ascii=False)
+        return encode_basestring(value)  # json.dumps(value, ensure_ascii=False), without its setup
     raise TypeError(f"cannot write {type(value).__name__} as JSON")
 
 
-def _pretty(value: Any, pad: str, out: list[str]) -> None:
+Members = Callable[[Any], "Sequence[tuple[str, Any]] | None"]
+"""The key/value pairs of a value written as an object that is not a ``dict`` (a model), or
+``None`` when the value is not one."""
+
+
+def _no_members(value: Any) -> None:
+    return None
+
+
+class Rendered(str):
+    """JSON text already written for the place it goes (its indentation), emitted as it is."""
+
+    __slots__ = ()
+
+
+def write_pretty(
+    value: Any, emit: Callable[[str], object], pad: str = "", members: Members = _no_members
+) -> None:
+    """serde_json's ``to_string_pretty`` of ``value``, handed to ``emit`` piece by piece (a
+    caller may write the pieces out as they come): two-space indent, raw UTF-8. An array may
+    be any iterator (its items are then read as they are written)."""
+    if isinstance(value, Rendered):
+        emit(value)
+        return
+    if value is None or isinstance(value, str | int | float):
+        emit(scalar_text(value))
+        return
+    if isinstance(value, list | tuple):
+        _write_array(value, emit, pad, members)
+        return
+    pairs = value.items() if isinstance(value, dict) else members(value)
+    if pairs is None:
+        if isinstance(value, Iterator):
+            _write_array(value, emit, pad, members)
+            return
+        raise TypeError(f"cannot write {type(value).__name__} as JSON")
+    if not pairs:
+        emit("{}")
+        return
     inner = pad + "  "
-    if isinstance(value, dict):
-        if not value:
-            out.append("{}")
-            return
-        out.append("{\n")
-        for index, (key, item) in enumerate(value.items()):
-            out.append(f"{inner}{json.dumps(key, ensure_ascii=False)}: ")
-            _pretty(item, inner, out)
-            out.append(",\n" if index < len(value) - 1 else "\n")
-        out.append(pad + "}")
-    elif isinstance(value, list | tuple):
-        if not value:
-            out.append("[]")
-            return
-        out.append("[\n")
-        for index, item in enumerate(value):
-            out.append(inner)
-            _pretty(item, inner, out)
-            out.append(",\n" if index < len(value) - 1 else "\n")
-        out.append(pad + "]")
-    else:
-        out.append(_scalar(value))
+    separator = "{\n"
+    for key, item in pairs:
+        head = f"{separator}{inner}{encode_basestring(key)}: "
+        if item is None or type(item) in _SCALARS:  # one piece: most members are scalars
+            emit(head + scalar_text(item))
+        else:
+            emit(head)
+            write_pretty(item, emit, inner, members)
+        separator = ",\n"
+    emit("\n" + pad + "}")
+
+
+_SCALARS = frozenset({str, int, float, bool, Float32})
+"""The types written as scalars, by exact type (a quick test before the general one)."""
+
+
+def _write_array(
+    items: Iterable[Any], emit: Callable[[str], object], pad: str, members: Members
+) -> None:
+    inner = pad + "  "
+    opening = separator = "[\n" + inner
+    for item in items:
+        if item is None or type(item) in _SCALARS:
+            emit(separator + scalar_text(item))
+        else:
+            emit(separator)
+            write_pretty(item, emit, inner, members)
+        separator = ",\n" + inner
+    emit("[]" if separator is opening else "\n" + pad + "]")
 
 
 def dumps_pretty(value: Any) -> str:
     """serde_json's ``to_string_pretty``: two-space indent, raw UTF-8, no trailing newline."""
     out: list[str] = []
-    _pretty(value, "", out)
+    write_pretty(value, out.append)
     return "".join(out)
 
 
 def dumps_compact(value: Any) -> str:
     """serde_json's ``to_string``: no whitespace at all, raw UTF-8 (one JSONL line)."""
     if isinstance(value, dict):
-        return "{" + ",".join(
-            f"{json.dumps(k, ensure_ascii=False)}:{dumps_compact(v)}" for k, v in value.items()
-        ) + "}"
+        return (
+            "{"
+            + ",".join(f"{encode_basestring(k)}:{dumps_compact(v)}" for k, v in value.items())
+            + "}"
+        )
     if isinstance(value, list | tuple):
         return "[" + ",".join(dumps_compact(v) for v in value) + "]"
-    return _scalar(value)
-
-
+    return scalar_text(value)

@@ -14,10 +14,13 @@ Every JSON document the plugin reads goes through :func:`read_json`: an ``eval.j
   unless ``exact_wide_integers``: then the literal stays the exact ``int`` (past the f64 range
   it is still refused), so that a typed field can name it in its own range error
   (``expected an integer at most 18446744073709551615, got 18446744073709551616``).
-* **Floats.** serde_json's default parser, without ``float_roundtrip``
+* **Floats.** serde_json's default parser (``core/serde_numbers``), without ``float_roundtrip``
   (``thresholds-and-compare.md`` Appendix N.2), bit for bit: not correctly rounded
   (``0.09090909090909091`` reads as ``0.09090909090909093``); below the f64 range a number is
-  ``0.0``, past it ``number out of range``, placed at the number's last character.
+  ``0.0``, past it ``number out of range``, placed at the number's last character. With
+  ``float_roundtrip`` (serde_json's feature of that name) a float is read correctly rounded
+  instead: the reading of this tool's own artifacts that must come back bit for bit
+  (``taguru-evaluate merge`` recomputing a run from its shards).
 * **NaN, Infinity, -Infinity** are not JSON: ``expected value`` at ``NaN``/``Infinity``,
   ``invalid number`` at the ``I`` of ``-Infinity`` (serde reads the ``-`` as a sign).
 * **Nesting.** Arrays and objects nest 127 deep; the bracket that opens the 128th level is
@@ -33,6 +36,11 @@ Every JSON document the plugin reads goes through :func:`read_json`: an ``eval.j
 * **Repeated keys.** An object is a :class:`JsonObject`: a ``dict`` in which the last value
   wins (serde's maps and ``serde_json::Value``), plus ``pairs``, every pair in document order,
   so that a fixed-shape reader can refuse a repeated field (serde's ``duplicate field``).
+* **Plain objects.** A reader that never asks which keys an object repeated (``objects``
+  ``last_wins``), or asks only in a document that repeats one (``pairs_if_repeated``), may get
+  plain ``dict``s: such a document is read by Python's parser without an object hook, after a
+  linear scan of its shape (``core/json_shape``); anything off there, and the full reading
+  above says what, in the same words.
 * **Errors** are :class:`SerdeError` (a ``ValueError``) worded as serde words them
   (:mod:`pytest_taguru.core.serde_wording`). Syntax errors, ``NaN``/``Infinity``, an
   overflowing number and the nesting limit carry serde's ``at line L column C`` (a byte
@@ -54,15 +62,19 @@ usually meets a type error at a shallower level there.
 """
 
 import json
-import math
 import re
 from collections import Counter
-from collections.abc import Collection, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from itertools import accumulate
-from typing import Any
+from typing import Any, Literal
 
-from pytest_taguru.core.jsontext import to_f32
-from pytest_taguru.core.limits import I64_MIN, U64_MAX
+from pytest_taguru.core.json_shape import distinct_keys, structure
+from pytest_taguru.core.serde_numbers import (
+    exact_integer,
+    parse_int,
+    parse_roundtrip_float,
+    parse_serde_float,
+)
 from pytest_taguru.core.serde_wording import (
     constant_wording,
     overflow_wording,
@@ -96,88 +108,6 @@ class JsonObject(dict[str, Any]):
         if len(self) == len(self.pairs):
             return frozenset()
         return frozenset(key for key, n in Counter(key for key, _ in self.pairs).items() if n > 1)
-
-
-# --- numbers (Appendix N.2) --------------------------------------------------------------------
-
-_POW10 = [float(f"1e{k}") for k in range(309)]
-
-
-def parse_serde_float(text: str) -> float:
-    """serde_json's default (not correctly rounded) float parser, bit for bit; a number past
-    the f64 range raises ``ValueError``."""
-    negative = text.startswith("-")
-    body = text[1:] if negative else text
-    mantissa, _, exp_text = body.replace("E", "e").partition("e")
-    int_part, _, frac_part = mantissa.partition(".")
-    significand, exp, overflowed = 0, 0, False
-    for ch in int_part:
-        if not overflowed and significand * 10 + int(ch) <= U64_MAX:
-            significand = significand * 10 + int(ch)
-        else:
-            overflowed = True
-            exp += 1
-    for ch in frac_part:
-        if significand * 10 + int(ch) > U64_MAX:
-            break
-        significand = significand * 10 + int(ch)
-        exp -= 1
-    if exp_text:
-        exp += int(exp_text)
-    result = float(significand)
-    while True:
-        if abs(exp) <= 308:
-            if exp >= 0:
-                result *= _POW10[exp]
-                if math.isinf(result):
-                    raise ValueError("number out of range")
-            else:
-                result /= _POW10[-exp]
-            break
-        if result == 0.0:
-            break
-        if exp > 0:
-            raise ValueError("number out of range")
-        result /= 1e308
-        exp += 308
-    return -result if negative else result
-
-
-_I64_U64_DIGITS = len(str(I64_MIN))
-"""No integer literal longer than this fits ``i64``/``u64`` (and ``int()`` is not asked)."""
-
-
-def parse_int(text: str) -> int | float:
-    """serde keeps an integer that fits i64/u64 exact; ``-0`` and wider ones are f64."""
-    if text == "-0":
-        return -0.0
-    if len(text) <= _I64_U64_DIGITS:
-        value = int(text)
-        if I64_MIN <= value <= U64_MAX:
-            return value
-    return parse_serde_float(text)
-
-
-def _exact_integer(text: str) -> int | float:
-    """:func:`parse_int`, except that a wider integer within the f64 range stays exact."""
-    value = parse_int(text)
-    return int(text) if isinstance(value, float) and text != "-0" else value
-
-
-def int_to_f32(value: int) -> float:
-    """serde_json's integer → f32 (a JSON integer read into an ``f32`` field): correctly
-    rounded within i64/u64; beyond, serde reads the integer as a double first (Appendix N.2)."""
-    if not I64_MIN <= value <= U64_MAX:
-        return to_f32(parse_serde_float(str(value)))
-    magnitude = abs(value)
-    excess = magnitude.bit_length() - 24  # f32 keeps 24 significant bits
-    if excess > 0:
-        quotient, remainder = divmod(magnitude, 1 << excess)
-        half = 1 << (excess - 1)
-        if remainder > half or (remainder == half and quotient & 1):
-            quotient += 1
-        magnitude = quotient << excess
-    return math.copysign(float(magnitude), value)
 
 
 def _number(token: str) -> int | float:
@@ -251,16 +181,38 @@ def _nesting_probe(text: str, at: int) -> str:
     return text[:at] + "[]" + "".join(reversed(closers))
 
 
-def _parse(text: str, *, exact_wide_integers: bool) -> Any:
+def _float_hook(float_roundtrip: bool) -> Callable[[str], float]:
+    return parse_roundtrip_float if float_roundtrip else parse_serde_float
+
+
+_DECODERS = {
+    (exact, roundtrip): json.JSONDecoder(
+        parse_float=_float_hook(roundtrip),
+        parse_int=exact_integer if exact else parse_int,
+        parse_constant=_refuse_constant,
+        object_pairs_hook=JsonObject,
+    )
+    for exact in (False, True)
+    for roundtrip in (False, True)
+}
+"""Python's parser with the rule's number hooks, made once (``json.loads`` makes one a call)."""
+_PLAIN_DECODERS = {
+    (exact, roundtrip): json.JSONDecoder(
+        parse_float=_float_hook(roundtrip),
+        parse_int=exact_integer if exact else parse_int,
+        parse_constant=_refuse_constant,
+    )
+    for exact in (False, True)
+    for roundtrip in (False, True)
+}
+
+
+def _parse(text: str, *, exact_wide_integers: bool, float_roundtrip: bool = False) -> Any:
     """Python's parser with the rule's number hooks; refusals as :class:`SerdeError`."""
     try:
-        return json.loads(
-            text,
-            parse_float=parse_serde_float,
-            parse_int=_exact_integer if exact_wide_integers else parse_int,
-            parse_constant=_refuse_constant,
-            object_pairs_hook=JsonObject,
-        )
+        if text.startswith("\ufeff"):  # json.loads' own refusal of a byte-order mark
+            return json.loads(text)
+        return _DECODERS[exact_wide_integers, float_roundtrip].decode(text)
     except json.JSONDecodeError as error:
         raise SerdeError(syntax_wording(error)) from None
     except _Constant as constant:
@@ -269,20 +221,40 @@ def _parse(text: str, *, exact_wide_integers: bool) -> Any:
         raise SerdeError(overflow_wording(text, _number)) from None
 
 
-def read_json(text: str, *, exact_wide_integers: bool = False, check_strings: bool = True) -> Any:
-    """Parse ``text`` by the reading rule above; objects become :class:`JsonObject`.
+Objects = Literal["pairs", "last_wins", "pairs_if_repeated"]
+"""How a reader takes objects: ``pairs``, every object a :class:`JsonObject`; ``last_wins``,
+the reader never asks which keys were repeated (a ``dict`` may come back); ``pairs_if_repeated``,
+:class:`JsonObject` only in a document where some object repeats a key."""
+
+
+def read_json(
+    text: str,
+    *,
+    exact_wide_integers: bool = False,
+    check_strings: bool = True,
+    objects: Objects = "pairs",
+    float_roundtrip: bool = False,
+) -> Any:
+    """Parse ``text`` by the reading rule above; objects become :class:`JsonObject` (but see
+    ``objects``).
 
     Raises :class:`SerdeError` with serde's wording (``trailing characters at line 1 column
     25``, ``number out of range at line 2 column 405``, ``recursion limit exceeded at line 1
     column 128``, …).
     """
+    if objects != "pairs" and not (check_strings and _may_hold_surrogate(text)):
+        document = _read_plainly(text, exact_wide_integers, objects, float_roundtrip)
+        if document is not _UNREAD:
+            return document
     deep_at = too_deep_at(text)
     if deep_at is not None:
         # Only the part before the too-deep bracket is parsed (at most 127 levels): serde
         # reports whatever it meets there first, else the recursion limit at the bracket.
         probe = _nesting_probe(text, deep_at)
         try:
-            document = _parse(probe, exact_wide_integers=exact_wide_integers)
+            document = _parse(
+                probe, exact_wide_integers=exact_wide_integers, float_roundtrip=float_roundtrip
+            )
         except SerdeError as error:
             if str(error).startswith("EOF while parsing a string"):  # it runs to the real end
                 raise SerdeError(
@@ -292,9 +264,48 @@ def read_json(text: str, *, exact_wide_integers: bool = False, check_strings: bo
         if check_strings and _may_hold_surrogate(probe):
             check_every_string(document)
         raise SerdeError(f"{RECURSION_LIMIT} {position(text, deep_at, at_end=False)}")
-    document = _parse(text, exact_wide_integers=exact_wide_integers)
+    document = _parse(
+        text, exact_wide_integers=exact_wide_integers, float_roundtrip=float_roundtrip
+    )
     if check_strings and _may_hold_surrogate(text):
         check_every_string(document)
+    return document
+
+
+_UNREAD = object()
+_INTEGER_HOOK_NEEDED = re.compile(r"-0(?![0-9.eE])|[0-9]{19}")
+"""A ``-0``, or a literal that may not fit i64/u64 (strings searched too: only ever a detour);
+without either, Python reads every integer as serde does."""
+_NATIVE_INTEGERS = {
+    roundtrip: json.JSONDecoder(parse_float=_float_hook(roundtrip), parse_constant=_refuse_constant)
+    for roundtrip in (False, True)
+}
+
+
+def _read_plainly(
+    text: str, exact_wide_integers: bool, objects: Objects, float_roundtrip: bool
+) -> Any:
+    """The document read by Python's parser with only the number hooks (objects are plain
+    ``dict``s), or ``_UNREAD`` when anything is off: too deep, a refusal, a repeated key that
+    ``objects`` must see. The full reading then says what is wrong, in serde's words; a
+    document that reads here reads there to the same values."""
+    # Too few brackets cannot nest too deep (a short line): no scan, unless members count.
+    members = None
+    if objects == "pairs_if_repeated" or text.count("[") + text.count("{") > NESTING_LIMIT:
+        members, depth = structure(text)
+        if depth > NESTING_LIMIT:
+            return _UNREAD
+    decoder = (
+        _PLAIN_DECODERS[exact_wide_integers, float_roundtrip]
+        if _INTEGER_HOOK_NEEDED.search(text)
+        else _NATIVE_INTEGERS[float_roundtrip]
+    )
+    try:
+        document = decoder.decode(text)
+    except (ValueError, _Constant):  # a syntax error, an overflowing number
+        return _UNREAD
+    if members is not None and distinct_keys(document) != members and objects != "last_wins":
+        return _UNREAD
     return document
 
 

@@ -33,6 +33,19 @@ def read_utf8(path: str) -> str:
         raise UnreadableFile("stream did not contain valid UTF-8") from None
 
 
+def read_bounded(path: str, limit: int) -> bytes:
+    """The whole file at ``path``, at most ``limit`` bytes: a longer file is refused without
+    reading past its first ``limit + 1`` bytes. Raises UnreadableFile."""
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read(limit + 1)
+    except OSError as error:
+        raise UnreadableFile(os_error_text(error)) from None
+    if len(data) > limit:
+        raise UnreadableFile(f"larger than {limit} bytes, the most this file may hold")
+    return data
+
+
 def os_error_text(error: OSError) -> str:
     """An OS error as Rust's ``io::Error`` displays it: ``<text> (os error <n>)``, e.g.
     ``No such file or directory (os error 2)``; an error without an errno as Python shows it."""

@@ -20,7 +20,7 @@ completed and its gate passed (``baseline_lines``).
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from pytest_taguru.artifact.evaluation import render, write_atomic
+from pytest_taguru.artifact.evaluation import ArtifactSource, render
 from pytest_taguru.artifact.view import LoadedRun, RunReadError, read_run
 from pytest_taguru.compare.comparability import RunQuestion, comparability_problems, question_of
 from pytest_taguru.compare.significance import (
@@ -131,7 +131,7 @@ class BaselineGate:
         if not (run.coverage.complete or self.judge_partial):
             reason = f"baseline comparison not judged: {run.coverage.describe()}"
             return GateResult(self.name, "skipped", reason)
-        text = run.text if run.text is not None else render(run.evaluation)
+        text = run.artifact.text() if run.artifact is not None else render(run.evaluation)
         head = read_run(text, THIS_RUN)
         statistics = paired_statistics(
             self.baseline, head, alpha=self.alpha, tolerances=self.tolerances
@@ -187,14 +187,14 @@ class BaselineGate:
 def baseline_lines(
     gate: BaselineGate | None,
     save_to: str | None,
-    text: str,
+    artifact: ArtifactSource,
     coverage: "RunCoverage",
     *,
     written: bool,
     gate_failed: bool,
 ) -> list[str]:
     """The finished run's baseline lines: the comparison (``gate``), then
-    ``--taguru-save-baseline`` (``save_to``): the run's artifact ``text`` is written there only
+    ``--taguru-save-baseline`` (``save_to``): the run's ``artifact`` is written there only
     when the run completed, its artifact was written and its gate passed (no case bound broken,
     no gate result failed). A failed write is exit 1."""
     lines = [] if gate is None else gate.summary_lines()
@@ -210,7 +210,7 @@ def baseline_lines(
     if why is not None:
         return [*lines, f"  baseline not saved to {save_to}: {why}"]
     try:
-        write_atomic(save_to, text)
+        artifact.write(save_to)
     except OSError as error:
         raise RunError(f"writing {save_to}: {os_error_text(error)}") from error
     return [*lines, f"  wrote {save_to} (the new baseline)"]

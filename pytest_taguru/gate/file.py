@@ -115,7 +115,7 @@ def _struct(
     return found
 
 
-def _map(value: Any, path: str, what: str = _BOUND_MAP) -> Iterator[tuple[str, Any]]:
+def read_map(value: Any, path: str, what: str = _BOUND_MAP) -> Iterator[tuple[str, Any]]:
     """A name-keyed map's entries in document order; a repeated name is later overwritten
     (last one wins), though every value is still read."""
     if not isinstance(value, JsonObject):
@@ -131,16 +131,16 @@ def _number(value: Any, path: str) -> float | None:
     return float(value)
 
 
-def _bound(value: Any, path: str) -> Bound:
+def read_bound(value: Any, path: str) -> Bound:
     return Bound(**_struct(value, "Bound", {"min": _number, "max": _number}, path))
 
 
 def _bounds(value: Any, path: str) -> dict[str, Bound]:
-    return {name: _bound(item, _child(path, name)) for name, item in _map(value, path)}
+    return {name: read_bound(item, _child(path, name)) for name, item in read_map(value, path)}
 
 
 def _overrides(value: Any, path: str) -> dict[str, dict[str, Bound]]:
-    entries = _map(value, path, _OVERRIDE_MAP)
+    entries = read_map(value, path, _OVERRIDE_MAP)
     return {case_id: _bounds(item, _child(path, case_id)) for case_id, item in entries}
 
 

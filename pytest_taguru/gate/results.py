@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Literal, Protocol
 from pytest_taguru.gate.thresholds import GateReport, Violation
 
 if TYPE_CHECKING:
-    from pytest_taguru.artifact.evaluation import Evaluation
+    from pytest_taguru.artifact.evaluation import ArtifactSource, Evaluation
     from pytest_taguru.run.partial import RunCoverage
 
 GateStatus = Literal["passed", "failed", "skipped"]
@@ -53,14 +53,17 @@ class GateResult:
 @dataclass(frozen=True)
 class FinishedRun:
     """What a verdict source may judge: the artifact as written, the thresholds verdict (if a
-    thresholds file was given) and how much of the dataset ran."""
+    thresholds file was given) and how much of the dataset ran.
+
+    ``evaluation.cases`` are the cases' summaries (``artifact.case_summary``: no hits, no
+    search plan; every number the metrics read); the whole text is at ``artifact_path``."""
 
     evaluation: "Evaluation"
     coverage: "RunCoverage"
     thresholds: GateReport | None = None
     artifact_path: str | None = None
-    text: str | None = None
-    """The artifact's text (``artifact.render``), when the caller has it already."""
+    artifact: "ArtifactSource | None" = None
+    """The whole artifact on demand, when the caller has its parts (the controller)."""
 
 
 class GateSource(Protocol):
@@ -134,6 +137,7 @@ class ThresholdsGate:
         if skipped is not None:
             headline = f"aggregate bounds not judged: {skipped}"
             return GateResult(self.name, "skipped", headline, properties=properties)
-        scope = "" if run.coverage.complete else f" on a {run.coverage.describe()}"
+        subset = run.coverage.subset()
+        scope = "" if subset is None else f" on {subset}"
         headline = f"aggregate bounds and corpus stability held{scope}"
         return GateResult(self.name, "passed", headline, properties=properties)

@@ -290,15 +290,17 @@ def case_violations(thresholds: Thresholds, block: CaseBlock) -> list[CaseViolat
     return check_case(thresholds.file, block).violations
 
 
-def _aggregate_violations(
-    file: ThresholdsFile, headlines: Mapping[str, float | None]
+def aggregate_violations(
+    bounds: Mapping[str, Bound], headlines: Mapping[str, float | None]
 ) -> Iterator[Violation]:
-    for metric in sorted(file.aggregate):
+    """Aggregate bounds against the headline values, in name order; a missing or null
+    headline is an ``n=0`` violation."""
+    for metric in sorted(bounds):
         value = headlines.get(metric)
         if value is None:
             yield Violation(scope="aggregate", metric=metric, reason=NO_SAMPLES_REASON)
             continue
-        violation = check_bound(value, file.aggregate[metric], scope="aggregate", metric=metric)
+        violation = check_bound(value, bounds[metric], scope="aggregate", metric=metric)
         if violation is not None:
             yield violation
 
@@ -319,7 +321,7 @@ def evaluate_gate(
     """
     file = thresholds.file
     headlines = {name: evaluation.headline(name) for name in file.aggregate}
-    violations = [] if aggregate_skipped else list(_aggregate_violations(file, headlines))
+    violations = [] if aggregate_skipped else list(aggregate_violations(file.aggregate, headlines))
     skipped: list[str] = []
     for block in evaluation.cases:
         outcome = check_case(file, block)

@@ -6,6 +6,7 @@ come from ``gate_report``. Lines keep taguru's own wording so logs read the same
 
 from pytest_taguru.artifact.evaluation import Evaluation
 from pytest_taguru.report.assembly import assembly_summary_lines, fixed
+from pytest_taguru.report.slices import slice_summary_lines
 from pytest_taguru.score.summary import RunSummary
 
 
@@ -20,9 +21,9 @@ def summary_lines(
     partial_run_warning: str | None = None,
     not_written: str | None = None,
 ) -> list[str]:
-    """§8.2 items 1–8: header, passage/structural counts, recall, cross-tab, citations,
-    hook lines, pytest-taguru's retry total, the unstable-corpus warning, then the ``wrote``
-    line.
+    """§8.2 items 1–8: header (and pytest-taguru's replay line), passage/structural counts,
+    recall, cross-tab, citations, hook lines, pytest-taguru's per-slice scores
+    (``report.slices``) and retry total, the unstable-corpus warning, then the ``wrote`` line.
 
     ``partial_run_warning`` (pytest-taguru's own, for a run that left cases out) is shown just
     before the ``wrote`` line; ``not_written`` replaces that line with the reason the artifact
@@ -32,6 +33,11 @@ def summary_lines(
     inputs = evaluation.inputs
     lines = [
         f"taguru evaluate: {inputs.url} / context '{inputs.context}'",
+        *(
+            [f"  replayed from {inputs.replayed}: no request reached a server"]
+            if inputs.replayed is not None
+            else []
+        ),
         f"  {summary.cases} case(s) — passage: {summary.passage_ok} ok, "
         f"{summary.passage_failed} failed; structural lane ran on {summary.structural_cases} "
         f"case(s) ({summary.ambiguous_positions} ambiguous, {summary.not_found_positions} "
@@ -63,6 +69,7 @@ def summary_lines(
         if summary.more_invalid_locators:
             lines.append(f"    ... and {summary.more_invalid_locators} more invalid locator(s)")
     lines += assembly_summary_lines(evaluation)
+    lines += slice_summary_lines(evaluation)
     retried = retry_warning(summary)
     if retried is not None:
         lines.append(f"  {retried}")
@@ -70,6 +77,11 @@ def summary_lines(
         lines.append(
             "  WARNING: the context's revision changed during this run — a write landed "
             "mid-run (corpus.revision_before != corpus.revision_after)"
+        )
+    if inputs.shard is not None:
+        lines.append(
+            f"  shard {inputs.shard.index}/{inputs.shard.count} of the eval set's "
+            f"{len(inputs.shard.case_ids)} cases: join the shards with taguru-evaluate merge"
         )
     if partial_run_warning is not None:
         lines.append(f"  WARNING: {partial_run_warning}")

@@ -6,6 +6,11 @@ dead-server streak; :meth:`TaguruClient.for_case` gives each case a view with it
 over the same pool, so that cases may run side by side. Each attempt is one bounded exchange
 (``run.exchange``: redirects, body, the whole-exchange deadline); the answer then goes through
 the envelope rule (``run.envelope``). URLs are built by ``run.urls``.
+
+A client (or a case's view) may hold a tape (``run.recording``): each call's final outcome is
+written on it, and it travels with each request, so that a replayed run's transport answers
+from it through this same code path. :func:`client_for` is where the transport is chosen:
+the network, or the recording.
 """
 
 import copy
@@ -24,6 +29,7 @@ from pytest_taguru.run.dead_server import CallTally, FailureStreak
 from pytest_taguru.run.deadline import BoundedClient
 from pytest_taguru.run.envelope import status_failure, unwrap, visible_header
 from pytest_taguru.run.exchange import Answer, CallFailed, exchange
+from pytest_taguru.run.recording.tapes import TAPE_EXTENSION, ReplayTransport, Tape
 from pytest_taguru.run.retry import NO_RETRIES, RETRIED_STATUSES, RetryPolicy
 from pytest_taguru.run.urls import UrlError, join_segments
 
@@ -49,6 +55,9 @@ class ClientSettings(Protocol):
     @property
     def max_consecutive_failures(self) -> int: ...
 
+    @property
+    def replay_dir(self) -> str | None: ...
+
 
 @dataclass
 class CallCounts:
@@ -67,8 +76,8 @@ class TaguruClient:
     ``timeout_s`` is the whole-exchange deadline of each attempt (``--taguru-timeout``),
     ``retry`` the retry policy (``--taguru-retries``), ``dead_after`` the dead-server limit
     (``--taguru-max-consecutive-failures``, 0 = off). ``transport`` replaces the network
-    (``httpx.MockTransport`` in tests). Thread-safe across case views; one view runs one
-    call at a time.
+    (a replay's, or ``httpx.MockTransport`` in tests); ``tape`` records the calls (or answers
+    them, on a replay). Thread-safe across case views; one view runs one call at a time.
     """
 
     def __init__(
@@ -80,8 +89,10 @@ class TaguruClient:
         timeout_s: float = DEFAULT_TIMEOUT_S,
         retry: RetryPolicy = NO_RETRIES,
         dead_after: int = 0,
+        tape: Tape | None = None,
     ) -> None:
         self.base_url = base_url
+        self.tape = tape
         self._token = token or None
         self._timeout_s = timeout_s
         self._retry = retry
@@ -116,10 +127,11 @@ class TaguruClient:
         if self._owns_http:
             self._http.close()
 
-    def for_case(self) -> "TaguruClient":
-        """A view for one case: the same pool, policy and streak, counts of its own."""
+    def for_case(self, tape: Tape | None = None) -> "TaguruClient":
+        """A view for one case: the same pool, policy and streak, counts and tape of its own."""
         view = copy.copy(self)
         view.counts = CallCounts()
+        view.tape = tape
         view._owns_http = False
         return view
 
@@ -160,7 +172,9 @@ class TaguruClient:
         budget_s = min(SKEW_PROBE_TIMEOUT_S, self._timeout_s)
         try:
             url = self.url_for(["health"])
-            answer = exchange(self._http, self._token, "GET", url, None, budget_s)
+            answer = exchange(
+                self._http, self._token, "GET", url, None, budget_s, self._extensions()
+            )
         except (UrlError, CallFailed):
             return None
         return answer.text if answer.status == 200 else None
@@ -186,8 +200,8 @@ class TaguruClient:
             raise CallFailed(str(error)) from error
 
     def _call(self, method: str, url: str, content: bytes | None) -> Answer:
-        """Send until an attempt is final (see ``run.retry``); count it, then hand it back
-        (or raise its failure)."""
+        """Send until an attempt is final (see ``run.retry``); count it and write it on the
+        tape, then hand it back (or raise its failure)."""
         counts = self.counts
         counts.resent_at_ns = None
         retry = 0
@@ -197,45 +211,82 @@ class TaguruClient:
                 raise CallFailed(f"{url}: not sent: {verdict}")
             if retry:
                 counts.resent_at_ns = time.monotonic_ns()
+            outcome: Answer | CallFailed
             try:
-                answer = exchange(self._http, self._token, method, url, content, self._timeout_s)
+                outcome = exchange(
+                    self._http,
+                    self._token,
+                    method,
+                    url,
+                    content,
+                    self._timeout_s,
+                    self._extensions(),
+                )
             except CallFailed as failure:
-                if failure.unanswered and retry < self._retry.retries:
-                    self._retry.pause(retry, None)
-                    retry += 1
-                    continue
-                self._settle(retry, failure)
-                raise
-            if answer.status in RETRIED_STATUSES and retry < self._retry.retries:
-                self._retry.pause(retry, visible_header(answer.headers, "retry-after"))
+                outcome = failure
+            if self._resend(outcome, retry):
                 retry += 1
                 continue
-            self._settle(retry, None)
-            return answer
+            self._settle(retry, outcome)
+            if self.tape is not None:
+                self.tape.keep(method, url, content, outcome, retry)
+            if isinstance(outcome, CallFailed):
+                raise outcome
+            return outcome
 
-    def _settle(self, retries: int, failure: CallFailed | None) -> None:
+    def _resend(self, outcome: Answer | CallFailed, retry: int) -> bool:
+        """Whether the attempt is sent again, after its wait: an answer with a retried status,
+        or a connection cut before any answer, while retries are left."""
+        if retry >= self._retry.retries:
+            return False
+        if isinstance(outcome, CallFailed):
+            if not outcome.unanswered:
+                return False
+            self._retry.pause(retry, None)
+        elif outcome.status in RETRIED_STATUSES:
+            self._retry.pause(retry, visible_header(outcome.headers, "retry-after"))
+        else:
+            return False
+        return True
+
+    def _extensions(self) -> dict[str, Any] | None:
+        """The request extensions that carry this client's tape to the transport."""
+        return None if self.tape is None else {TAPE_EXTENSION: self.tape}
+
+    def _settle(self, retries: int, outcome: Answer | CallFailed) -> None:
         """Count a finished call: its retries, and for the dead-server rule an answer or a
         transport failure (other failures, such as a refused redirect, tell nothing)."""
         self.counts.retries += retries
-        if failure is not None and not failure.transport:
+        if isinstance(outcome, CallFailed) and not outcome.transport:
             return
         call = CallTally()
         for tally in (call, self.counts.tally):
-            if failure is None:
-                tally.add_answer()
+            if isinstance(outcome, CallFailed):
+                tally.add_failure(outcome.message)
             else:
-                tally.add_failure(failure.message)
+                tally.add_answer()
         self._streak.add(call)
 
 
-def client_for(settings: ClientSettings, *, dead_server_rule: bool = False) -> TaguruClient:
+def client_for(
+    settings: ClientSettings, *, dead_server_rule: bool = False, tape: Tape | None = None
+) -> TaguruClient:
     """The client of a run: its deadline and retries; the dead-server limit for the client
-    that runs the cases (the preflight's failures end the run anyway)."""
+    that runs the cases (the preflight's failures end the run anyway).
+
+    A replayed run (``--taguru-replay``) sends nothing anywhere: its transport answers from
+    the tape of each call, sends no token, never retries (the recorded outcome is the final
+    one; its retries are counted from the recording) and has no dead-server rule (nothing
+    can die, and no deadline can pass).
+    """
     assert settings.base_url is not None, "the run has no server URL yet"
+    if settings.replay_dir is not None:
+        return TaguruClient(settings.base_url, transport=ReplayTransport(), tape=tape)
     return TaguruClient(
         settings.base_url,
         settings.token_value,
         timeout_s=settings.timeout_s,
         retry=RetryPolicy(retries=settings.retries),
         dead_after=settings.max_consecutive_failures if dead_server_rule else 0,
+        tape=tape,
     )

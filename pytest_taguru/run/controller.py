@@ -13,15 +13,18 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, TextIO
 
-from pytest_taguru.artifact.case import CaseBlock, load_case_block
-from pytest_taguru.artifact.evaluation import Evaluation, probe_writable, render, write_atomic
+from pytest_taguru.artifact.evaluation import (
+    ArtifactSource,
+    Evaluation,
+    probe_writable,
+    write_atomic,
+)
 from pytest_taguru.core.textfile import os_error_text
 from pytest_taguru.errors import (
     ConfigFileError,
     RunError,
     TaguruError,
     UnreachableError,
-    UsageError,
 )
 from pytest_taguru.gate.baseline import BaselineGate, baseline_lines
 from pytest_taguru.gate.results import (
@@ -37,16 +40,21 @@ from pytest_taguru.report.summary import REPORT_ONLY_NOTICE, summary_lines
 from pytest_taguru.run.client import TaguruClient, client_for
 from pytest_taguru.run.dataset import EvalSet
 from pytest_taguru.run.dead_server import RunStop
-from pytest_taguru.run.finish import build_evaluation, ordered_blocks, partial_run_warning
+from pytest_taguru.run.embedded_server import EmbeddedServer, start_embedded_server
+from pytest_taguru.run.finish import build_evaluation, partial_run_warning, ran_in_order
 from pytest_taguru.run.partial import PartialRunPolicy, RunCoverage, session_failure
 from pytest_taguru.run.preflight import PreflightFacts, reread_context, run_preflight
+from pytest_taguru.run.received import CaseTexts, ReceivedBlocks
+from pytest_taguru.run.recording.store import Recording, recording_for
+from pytest_taguru.run.recording.tapes import Tape
 from pytest_taguru.run.settings import Settings
+from pytest_taguru.run.shard import ShardPlan
+from pytest_taguru.run.slices import Slicing, judge_slices
 from pytest_taguru.run.waiting import waiting_notice
 from pytest_taguru.score.summary import run_summary
 
 if TYPE_CHECKING:
     from pytest_taguru.artifact.view import LoadedRun
-    from pytest_taguru.server.runner import ReferenceServer
 
 # pytest's own exit statuses (pytest.ExitCode), named here to keep this module pytest-free.
 PYTEST_OK, PYTEST_FAILED, PYTEST_INTERRUPTED, PYTEST_INTERNAL, PYTEST_USAGE, PYTEST_NO_TESTS = (
@@ -83,25 +91,6 @@ class Outcome:
     annotations: list[str]
 
 
-def start_embedded_server(import_file: str, token: str | None) -> "ReferenceServer":
-    """Start the reference server loaded with ``import_file`` (``--taguru-serve``; exit 2 on a
-    missing ``server`` extra or a malformed import file). Its ``import_notes`` say what the
-    import dropped."""
-    try:
-        from pytest_taguru.server.runner import ImportFileError, ReferenceServer
-    except ImportError as error:
-        raise UsageError(
-            "--taguru-serve needs the reference server's dependencies: "
-            f"pip install 'pytest-taguru[server]' ({error})"
-        ) from error
-    try:
-        server = ReferenceServer.from_import_files([import_file], token=token)
-    except ImportFileError as error:
-        raise UsageError(str(error)) from error
-    server.start()
-    return server
-
-
 @dataclass
 class RunController:
     """Controller state of one evaluation run (one pytest session)."""
@@ -113,11 +102,13 @@ class RunController:
     """Assembly filter warnings and config-file notes, printed before the target line."""
     baseline: "LoadedRun | None" = None
     """The ``--taguru-baseline`` run, read and checked at start-up."""
+    shard: ShardPlan | None = None
+    """``--taguru-shard``: the run's dataset is this shard's cases (``run.partial``)."""
     stderr: TextIO = field(default_factory=lambda: sys.stderr)
     environ: Mapping[str, str] = field(default_factory=lambda: os.environ)
-    server: "ReferenceServer | None" = None
+    server: EmbeddedServer | None = None
     preflight: PreflightFacts | None = None
-    blocks: dict[str, CaseBlock] = field(default_factory=dict)
+    blocks: ReceivedBlocks = field(default_factory=ReceivedBlocks)
     regressions: int = 0
     other_failures: int = 0
     outcome: Outcome | None = None
@@ -129,11 +120,18 @@ class RunController:
     dead_server: RunStop = field(init=False)
     """The dead-server rule over every case's calls, in the order their reports arrive."""
     baseline_gate: BaselineGate | None = field(default=None, init=False)
+    recording: Recording = field(init=False)
+    """What ``--taguru-record`` writes or ``--taguru-replay`` answers from."""
+    slicing: Slicing | None = None
+    """The slices (their scorecards join the artifact) and the slice thresholds file."""
 
     def __post_init__(self) -> None:
         self.dead_server = RunStop(self.settings.max_consecutive_failures)
+        self.recording = recording_for(self.settings)
         if self.thresholds is not None:
             self.add_gate_source(ThresholdsGate(bounded=sorted(self.thresholds.file.aggregate)))
+        for source in [] if self.slicing is None else self.slicing.gate_sources():
+            self.add_gate_source(source)
         if self.baseline is not None:
             self.baseline_gate = BaselineGate.for_run(self.settings, self.baseline)
             self.add_gate_source(self.baseline_gate)
@@ -152,7 +150,9 @@ class RunController:
         self.gate_sources.append(source)
 
     def coverage(self) -> RunCoverage:
-        return RunCoverage(len(self.eval_set.cases), len(self.blocks))
+        if self.shard is None:
+            return RunCoverage(len(self.eval_set.cases), len(self.blocks))
+        return RunCoverage(len(self.shard.selected), len(self.blocks), self.shard.describe())
 
     def output_paths(self) -> list[str]:
         """Every file the run will write (a partial run's go beside the configured ones)."""
@@ -160,21 +160,23 @@ class RunController:
         paths += [path for path in (self.settings.html, self.settings.save_baseline) if path]
         return paths
 
-    def _client(self) -> TaguruClient:
-        return client_for(self.settings)
+    def _client(self, tape: Tape | None) -> TaguruClient:
+        return client_for(self.settings, tape=tape)
 
     # --- start -------------------------------------------------------------------------------
 
     def start(self) -> Settings:
-        """Output paths, embedded server (if any), then preflight, once, before any case runs.
+        """Output paths, recording, embedded server (if any), then preflight, once, before any
+        case runs.
 
-        Returns the settings the cases must use (the embedded server's URL filled in).
-        Raises ``TaguruError``; the embedded server is stopped again on any failure.
+        Returns the settings the cases must use (the embedded server's URL filled in, or the
+        recorded one). Raises ``TaguruError``; the embedded server is stopped on any failure.
         """
         for line in self.startup_lines:
             print(line, file=self.stderr)
         try:
             self._check_outputs()
+            self.settings = self.recording.begin(self.settings, self.eval_set)
             if self.settings.serve_import is not None:
                 starting = f"the embedded server to load {self.settings.serve_import}"
                 with waiting_notice(self.stderr, starting):
@@ -184,14 +186,18 @@ class RunController:
                 for note in self.server.import_notes:
                     print(f"{PREFIX}warning: {note}", file=self.stderr)
                 self.settings = self.settings.with_base_url(self.server.url)
-            print(f"evaluate → {self.settings.masked_url}", file=self.stderr)
-            client = self._client()
+            replayed = self.settings.replay_dir
+            suffix = "" if replayed is None else f" (replayed from {replayed})"
+            print(f"evaluate → {self.settings.masked_url}{suffix}", file=self.stderr)
+            tape = self.recording.preflight_tape()
+            client = self._client(tape)
             try:
                 self.preflight = run_preflight(
                     client, self.settings, self.eval_set, stderr=self.stderr
                 )
             finally:
                 client.close()
+            self.recording.seal_preflight(tape, self.settings, self.eval_set, self.preflight)
         except UnreachableError as error:
             self.stop()
             if self.settings.address_hint is not None:
@@ -216,16 +222,16 @@ class RunController:
                 raise RunError(f"writing {path}: {os_error_text(error)}") from error
 
     def stop(self) -> None:
+        self.blocks.close()
         if self.server is not None:
             self.server.stop()
             self.server = None
 
     # --- during the run ----------------------------------------------------------------------
 
-    def record_case(self, block_json: str) -> None:
-        """Keep a case block sent by ``CaseRunner.block_json`` (from any process)."""
-        block = load_case_block(block_json)
-        self.blocks[block.case_id] = block
+    def record_case(self, case: CaseTexts) -> None:
+        """Keep a case sent by ``CaseRunner.transport`` (from any process), as sent."""
+        self.blocks.add(case)
 
     def record_failure(self, *, regression: bool) -> None:
         if regression:
@@ -252,25 +258,31 @@ class RunController:
             return
         failing = self.failing_session(pytest_status)
         path = self.policy.artifact_path(coverage, session_failure=failing)
-        client = self._client()
+        tape = self.recording.after_run_tape()
+        client = self._client(tape)
         try:
             with waiting_notice(self.stderr, f"GET /contexts/{self.settings.context}"):
                 after = reread_context(client, self.settings.context)
         finally:
             client.close()
-        cases = ordered_blocks(self.eval_set, self.blocks)
+            self.recording.close(tape)
+        ran = ran_in_order(self.eval_set, self.blocks)
+        cases = [self.blocks.summary(case_id) for case_id in ran]
+        globs = None if self.slicing is None else self.slicing.definitions.globs
         evaluation = build_evaluation(
-            self.settings, self.eval_set, cases, self.preflight, after, out=planned
-        )
+            self.settings, self.eval_set, cases, self.preflight, after,
+            out=planned, slices=globs, shard=self.shard,
+        )  # fmt: skip
         gate = None
+        skipped = self.policy.aggregate_skip_reason(coverage)
         if self.thresholds is not None:
-            skipped = None if self.policy.judges_aggregates(coverage) else coverage.describe()
             gate = evaluate_gate(self.thresholds, evaluation, aggregate_skipped=skipped)
             evaluation = evaluation.model_copy(update={"thresholds": gate.to_block()})
-        text = render(evaluation)
+        evaluation, slice_lines = judge_slices(self.slicing, evaluation, aggregate_skipped=skipped)
+        artifact = ArtifactSource(evaluation, lambda: (self.blocks.text(case) for case in ran))
         if path is not None:
             try:
-                write_atomic(path, text)
+                artifact.write(path)
             except OSError as error:
                 raise RunError(f"writing {path}: {os_error_text(error)}") from error
         lines = summary_lines(
@@ -279,6 +291,8 @@ class RunController:
             partial_run_warning=partial_run_warning(coverage.dataset_cases, coverage.ran_cases),
             not_written=None if failing is None else f"{failing}; the session exits 1",
         )
+        recorded = self.recording.summary_line()
+        lines += [] if recorded is None else [recorded]
         annotations: list[str] = []
         if gate is not None and self.thresholds is not None:
             lines += gate_summary_lines(gate)
@@ -293,15 +307,17 @@ class RunController:
                 out=stream,
             )
             annotations = stream.getvalue().splitlines()
+        lines += slice_lines
         self.outcome = Outcome(evaluation, gate, lines, annotations)
-        finished = FinishedRun(evaluation, coverage, gate, path, text)
+        finished = FinishedRun(evaluation, coverage, gate, path, artifact)
         self.gate_results = [source.judge(finished) for source in self.gate_sources]
         failed = self.regressions > 0 or any(r.status == "failed" for r in self.gate_results)
-        lines += baseline_lines(self.baseline_gate, self.settings.save_baseline, text, coverage,
+        lines += baseline_lines(self.baseline_gate, self.settings.save_baseline, artifact, coverage,
                                 written=path is not None, gate_failed=failed)  # fmt: skip
         html = self.policy.output_path(self.settings.html, "html", coverage)
         if html is not None:
-            self._write_report(evaluation, planned, html, failing)
+            whole = evaluation.model_copy(update={"cases": [self.blocks[case] for case in ran]})
+            self._write_report(whole, planned, html, failing)
             lines.append(f"  wrote {html} (HTML report)")
 
     def session_notes(self, failing: str | None) -> tuple[str, ...]:
@@ -377,7 +393,7 @@ class RunController:
             elif self.interruption is not None:
                 print(
                     f"{PREFIX}interrupted ({self.interruption}) after "
-                    f"{len(self.blocks)} of {len(self.eval_set.cases)} case(s); "
+                    f"{len(self.blocks)} of {self.coverage().dataset_cases} case(s); "
                     f"{self.settings.out} was not written",
                     file=self.stderr,
                 )

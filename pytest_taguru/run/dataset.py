@@ -18,9 +18,11 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
+from pytest_taguru.core.bulk import collector_paused, share_fields_set
 from pytest_taguru.core.jsontext import format_plain_f32, to_f32
 from pytest_taguru.core.limits import U8, U32, U64
-from pytest_taguru.core.serde import SerdeError, int_to_f32, read_json
+from pytest_taguru.core.serde import SerdeError, read_json
+from pytest_taguru.core.serde_numbers import int_to_f32
 from pytest_taguru.core.suggest import BOM, bom_hint
 from pytest_taguru.core.text import trim
 from pytest_taguru.core.textfile import UnreadableFile, read_utf8, split_lines
@@ -158,6 +160,8 @@ class _LineError(Exception):
 
 
 _CASE_KEYS = tuple(name for name in EvalCase.model_fields if name != "line")
+_CASE_KEY_SET = frozenset(_CASE_KEYS)
+_NO_OPTIONS = CaseOptions()
 _CORE_KEYS = ("case_id", "query", "cues", "expected_sources", "expected_concepts", "options")
 _OPTION_EXTENSION_KEYS = ("floor", "tags", "since", "until")
 
@@ -168,6 +172,21 @@ def load_eval_set(path: str) -> EvalSet:
         text = read_utf8(path)
     except UnreadableFile as error:
         raise UsageError(f"cannot read {path}: {error.reason}") from None
+    return parse_eval_set(text, path)
+
+
+def parse_eval_set(text: str, path: str) -> EvalSet:
+    """Validate the text of an eval.jsonl in interpret mode (§2); ``path`` names it in errors."""
+    with collector_paused():
+        header, cases = _read_lines(path, text)
+    if header is None:
+        raise UsageError(f"{path}: empty file: expected a taguru_eval header line")
+    if not cases:
+        raise UsageError(f"{path}: no cases: expected at least one case line after the header")
+    return EvalSet(path=path, header=header, cases=cases)
+
+
+def _read_lines(path: str, text: str) -> tuple[EvalHeader | None, list[EvalCase]]:
     header: EvalHeader | None = None
     cases: list[EvalCase] = []
     case_ids: set[str] = set()
@@ -186,11 +205,7 @@ def load_eval_set(path: str) -> EvalSet:
             if raw_line.startswith(BOM):  # taguru keeps the mark, so line 1 is not JSON
                 refusal.hints.append(bom_hint(path))
             raise refusal from None
-    if header is None:
-        raise UsageError(f"{path}: empty file: expected a taguru_eval header line")
-    if not cases:
-        raise UsageError(f"{path}: no cases: expected at least one case line after the header")
-    return EvalSet(path=path, header=header, cases=cases)
+    return header, cases
 
 
 def check_limits(eval_set: EvalSet) -> None:
@@ -210,7 +225,7 @@ def _parse_json(line: str) -> Any:
     """One JSON value read by the one reading rule (``core/serde``), integers past u64 kept
     exact so that their field's range error can name them."""
     try:
-        return read_json(line, exact_wide_integers=True)
+        return read_json(line, exact_wide_integers=True, objects="last_wins")
     except SerdeError as error:
         raise _LineError(f"not JSON: {error}") from None
 
@@ -229,8 +244,63 @@ def _read_header(value: Any) -> EvalHeader:
 
 
 def _read_case(value: Any, line: int, case_ids: set[str]) -> EvalCase:
-    """Validation steps 2-7 of §2.4, in order."""
+    """Validation steps 2-7 of §2.4, in order.
+
+    A line is decoded whole, in one pass of pydantic's validator; only a line that fails
+    that is decoded again step by step (:func:`_read_case_stepwise`), for the first error in
+    the specification's order. A line that decodes whole passes every decoding step, so its
+    checks, run in their order, raise what the stepwise reading would.
+    """
+    case = _decode_whole(value, line)
+    if case is None:
+        return _read_case_stepwise(value, line, case_ids)
+    tag = _check_core(case, case_ids)
+    _check_labels(case.expected_labels, tag)
+    _check_associations(case.expected_associations, tag)
+    _check_citations(case.expected_citations, tag)
+    _check_floor(case.options.floor, tag)
+    for model in (case, *case.expected_sources):
+        share_fields_set(model)
+    return case
+
+
+def _decode_whole(value: Any, line: int) -> EvalCase | None:
+    """The case in one validation (``None`` when it does not decode): the extension fields
+    that read ``null`` as absent are left out, ``options.floor`` decoded by its own rule."""
+    if not isinstance(value, dict) or not value.keys() <= _CASE_KEY_SET:  # "line" is no key
+        return None
+    data = _without_nulls(value, EvalCase)
+    options = value.get("options", _NO_OPTIONS)
+    if options is _NO_OPTIONS:
+        data["options"] = _NO_OPTIONS  # frozen: one instance serves every case without options
+    elif isinstance(options, dict):
+        try:
+            floor = _decode_floor(options.get("floor"), "")
+        except _LineError:
+            return None
+        data["options"] = {**_without_nulls(options, CaseOptions), "floor": floor}
+    data["line"] = line
+    try:
+        return EvalCase.model_validate(data)
+    except ValidationError:
+        return None
+
+
+def _without_nulls(container: dict[str, Any], model: type[BaseModel]) -> dict[str, Any]:
+    """``container`` without the keys of ``model`` where ``null`` reads as absent, when null."""
+    absent = NULL_IS_ABSENT[model]
+    return {key: item for key, item in container.items() if item is not None or key not in absent}
+
+
+def _read_case_stepwise(value: Any, line: int, case_ids: set[str]) -> EvalCase:
+    """Steps 2-7 one at a time, each failing with its own error."""
     case = _decode_core(value, line)
+    tag = _check_core(case, case_ids)
+    return _read_extensions(case, value, tag)
+
+
+def _check_core(case: EvalCase, case_ids: set[str]) -> str:
+    """Steps 3-6; returns the case's tag for later messages (``case '<id>'``)."""
     if not trim(case.case_id):
         raise _LineError("case_id must not be empty")
     tag = f"case '{case.case_id}'"
@@ -247,7 +317,7 @@ def _read_case(value: Any, line: int, case_ids: set[str]) -> EvalCase:
                 f"{tag}: expected_sources relevance must be 0..={MAX_RELEVANCE}, "
                 f"got {expected.relevance}"
             )
-    return _read_extensions(case, value, tag)
+    return tag
 
 
 def _decode_core(value: Any, line: int) -> EvalCase:
@@ -271,27 +341,14 @@ def _read_extensions(case: EvalCase, value: dict[str, Any], tag: str) -> EvalCas
     """Step 7: expected_labels, expected_associations, expected_citations, options.floor,
     options.tags, options.since, options.until — decoded and checked in that order."""
     labels = _decode_field(EvalCase, "expected_labels", value, tag)
-    if any(not trim(label) for label in labels):
-        raise _LineError(f"{tag}: expected_labels: entries must not be empty")
-
+    _check_labels(labels, tag)
     associations = _decode_field(EvalCase, "expected_associations", value, tag)
-    for association in associations:
-        if not all(trim(p) for p in (association.subject, association.label, association.object)):
-            raise _LineError(
-                f"{tag}: expected_associations: subject/label/object must not be empty"
-            )
-
+    _check_associations(associations, tag)
     citations = _decode_field(EvalCase, "expected_citations", value, tag)
-    for citation in citations:
-        if not trim(citation.source):
-            raise _LineError(f"{tag}: expected_citations: source must not be empty")
-        if citation.quote is not None and not trim(citation.quote):
-            raise _LineError(f"{tag}: expected_citations: quote must not be empty")
-
+    _check_citations(citations, tag)
     options = value.get("options") or {}
     floor = _decode_floor(options.get("floor"), tag)
-    if floor is not None and not 0.0 <= floor <= 1.0:
-        raise _LineError(f"{tag}: options.floor must be 0.0..=1.0, got {format_plain_f32(floor)}")
+    _check_floor(floor, tag)
     extra_options = {
         "floor": floor,
         "tags": _decode_field(CaseOptions, "tags", options, tag, "options."),
@@ -306,6 +363,32 @@ def _read_extensions(case: EvalCase, value: dict[str, Any], tag: str) -> EvalCas
             "options": case.options.model_copy(update=extra_options),
         }
     )
+
+
+def _check_labels(labels: list[str], tag: str) -> None:
+    if any(not trim(label) for label in labels):
+        raise _LineError(f"{tag}: expected_labels: entries must not be empty")
+
+
+def _check_associations(associations: list[ExpectedAssociation], tag: str) -> None:
+    for association in associations:
+        if not all(trim(p) for p in (association.subject, association.label, association.object)):
+            raise _LineError(
+                f"{tag}: expected_associations: subject/label/object must not be empty"
+            )
+
+
+def _check_citations(citations: list[ExpectedCitation], tag: str) -> None:
+    for citation in citations:
+        if not trim(citation.source):
+            raise _LineError(f"{tag}: expected_citations: source must not be empty")
+        if citation.quote is not None and not trim(citation.quote):
+            raise _LineError(f"{tag}: expected_citations: quote must not be empty")
+
+
+def _check_floor(floor: float | None, tag: str) -> None:
+    if floor is not None and not 0.0 <= floor <= 1.0:
+        raise _LineError(f"{tag}: options.floor must be 0.0..=1.0, got {format_plain_f32(floor)}")
 
 
 def _field_type(model: type[BaseModel], name: str) -> Any:

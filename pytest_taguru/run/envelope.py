@@ -32,7 +32,8 @@ def _parse_body(text: str) -> Any:
     """The answer's JSON, ``None`` when it is not JSON to taguru's reader (a body nested past
     serde's limit included: taguru reads it as ``Value::Null`` too)."""
     try:
-        return read_json(text, exact_wide_integers=True)
+        # The wire models read any object as a map (a repeated key's last value).
+        return read_json(text, exact_wide_integers=True, objects="last_wins")
     except SerdeError:
         return None
 

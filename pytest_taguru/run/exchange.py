@@ -8,6 +8,7 @@ specification: ``evaluate-run.md`` §1.5, §3.5; ``server-wire.md`` §1.1.
 """
 
 from dataclasses import dataclass
+from typing import Any
 
 import httpx
 
@@ -98,8 +99,11 @@ def exchange(
     url: str,
     content: bytes | None,
     budget_s: float,
+    extensions: dict[str, Any] | None = None,
 ) -> Answer:
     """Send, follow redirects, read the body, within ``budget_s`` seconds in all.
+
+    ``extensions`` travel with every request to the transport (a replay's tape).
 
     Transport problems (including a redirect that may not be followed, too many hops and
     the deadline) raise :class:`CallFailed` ``<url>: <text>``; a body over the cap, not UTF-8
@@ -111,7 +115,14 @@ def exchange(
         authorized = True
         for _ in range(MAX_REDIRECTS + 1):
             response = _send(
-                http, attempt, token if authorized else None, method, target, content, url
+                http,
+                attempt,
+                token if authorized else None,
+                method,
+                target,
+                content,
+                extensions,
+                url,
             )
             location = response.headers.get("location")
             if response.status_code in _REDIRECTS and location is not None:
@@ -146,6 +157,7 @@ def _send(
     method: str,
     target: str,
     content: bytes | None,
+    extensions: dict[str, Any] | None,
     url: str,
 ) -> httpx.Response:
     remaining = attempt.time_left()
@@ -161,7 +173,12 @@ def _send(
         headers[b"Authorization"] = b"Bearer " + token.encode("utf-8")
     try:
         request = http.build_request(
-            method, target, content=content, headers=headers, timeout=remaining
+            method,
+            target,
+            content=content,
+            headers=headers,
+            timeout=remaining,
+            extensions=extensions,
         )
         return http.send(request, stream=True)
     except httpx.TransportError as error:

@@ -17,7 +17,7 @@ from pytest_taguru.compare.significance import (
     parse_inconclusive,
     parse_tolerances,
 )
-from pytest_taguru.core.limits import U64_MAX
+from pytest_taguru.core.limits import MAX_SHARDS, U64_MAX
 from pytest_taguru.errors import UsageError
 from pytest_taguru.flags import (
     OPTION_SPECS,
@@ -27,6 +27,8 @@ from pytest_taguru.flags import (
     OptionSpec,
     ParserName,
 )
+from pytest_taguru.run.shard import ShardSpec
+from pytest_taguru.run.slices import SliceLinesParser
 
 
 @dataclass(frozen=True)
@@ -51,17 +53,24 @@ class RawOptions:
     max_tokens: str | None = None
     rerank: str | None = None
     serve_import: str | None = None
+    record_dir: str | None = None
+    replay_dir: str | None = None
     regression_exit_code: str | None = None
     gate_partial: bool = False
+    shard: str | None = None
     show_text: bool = False
     timeout_s: str | None = None
     retries: str | None = None
     max_consecutive_failures: str | None = None
+    slices: str | None = None
+    slices_file: str | None = None
+    slice_thresholds: str | None = None
     baseline: str | None = None
     inconclusive: str | None = None
     alpha: str | None = None
     tolerance: str | None = None
     save_baseline: str | None = None
+    concurrency: str | None = None
     flag_prefix: str = PLUGIN_FLAG_PREFIX
     typed: frozenset[str] = frozenset()
     """The names of the flags typed on the command line (the rest came from the ini file)."""
@@ -133,6 +142,24 @@ class SecondsParser:
         raise UsageError(f"{flag} needs {self.needs}")
 
 
+@dataclass(frozen=True)
+class ShardParser:
+    """``I/N``: two of Rust's unsigned integers around one ``/``, ``1 <= I <= N <= maximum``;
+    any failure, a missing value included, is ``<flag> needs <needs>``."""
+
+    needs: str
+    maximum: int
+
+    def __call__(self, text: str | None, flag: str) -> ShardSpec:
+        index, slash, count = (text or "").partition("/")
+        if slash:
+            whole = UnsignedParser(self.needs, 1, self.maximum)
+            shard = ShardSpec(whole(index, flag), whole(count, flag))
+            if shard.index <= shard.count:
+                return shard
+        raise UsageError(f"{flag} needs {self.needs}")
+
+
 Parsed = TypeVar("Parsed", covariant=True)
 
 
@@ -173,6 +200,13 @@ parse_retries = UnsignedParser(f"a whole number 0..={MAX_RETRIES}", 0, MAX_RETRI
 """``--taguru-retries``."""
 parse_count = UnsignedParser("a whole number (0 turns the rule off)", 0, U64_MAX)
 """``--taguru-max-consecutive-failures``."""
+parse_shard = ShardParser(f"a shard I/N with 1 <= I <= N <= {MAX_SHARDS}, e.g. 2/3", MAX_SHARDS)
+"""``--taguru-shard``."""
+
+MAX_CONCURRENCY = 64
+"""The most ``--taguru-concurrency`` accepts: one thread per case in flight."""
+parse_concurrency = UnsignedParser(f"a whole number 1..={MAX_CONCURRENCY}", 1, MAX_CONCURRENCY)
+"""``--taguru-concurrency``."""
 
 parse_alpha_flag = SpecParser("a significance level between 0 and 1", parse_alpha)
 """``--taguru-alpha``."""
@@ -187,6 +221,9 @@ PARSERS: dict[ParserName, FlagParser] = {
     "seconds": parse_seconds,
     "retries": parse_retries,
     "count": parse_count,
+    "slices": SliceLinesParser(),
+    "concurrency": parse_concurrency,
+    "shard": parse_shard,
     "alpha": parse_alpha_flag,
     "tolerances": parse_tolerance_flag,
     "inconclusive": parse_inconclusive_flag,
@@ -195,10 +232,10 @@ PARSERS: dict[ParserName, FlagParser] = {
 
 def needs(spec: OptionSpec) -> str:
     """What ``spec`` takes, for ``<flag> needs <what>`` (taguru's words): its parser's, else
-    ``a file path`` for a path, else the table's."""
+    the table's, else ``a file path`` for a path."""
     if spec.parse is not None:
         return PARSERS[spec.parse].needs
-    return "a file path" if spec.is_path else spec.needs
+    return "a file path" if spec.is_path and not spec.needs else spec.needs
 
 
 def flag_value(spec: OptionSpec, text: str | None, flag: str) -> object:
@@ -216,14 +253,18 @@ def flag_value(spec: OptionSpec, text: str | None, flag: str) -> object:
 
 def check_flags(raw: RawOptions, *, require_context: bool = True) -> None:
     """Start-up step 1 (§1.2) in taguru's order: parsed values (``--max-*``, then the exit
-    status), then required flags (``--eval``, then ``--context`` unless the caller falls back
-    to the eval header: ``require_context=False``), then flags that need or exclude another
-    (``--rerank`` without ``--assembly``, ``--serve`` with ``--url``).
+    status; and an empty path of a flag of ours), then required flags (``--eval``, then
+    ``--context`` unless the caller falls back to the eval header: ``require_context=False``),
+    then flags that need or exclude another (``--rerank`` without ``--assembly``, ``--serve``
+    with ``--url``, ``--replay`` with a server or ``--record``).
     """
     for spec in OPTION_SPECS:
         value = raw.value(spec)
         if spec.parse is not None and isinstance(value, str):
             flag_value(spec, value, raw.flag(spec.name))
+        elif spec.is_path and not spec.drop_in and value == "":
+            # Our own paths (taguru has no word on them): an empty one would mean ".".
+            raise UsageError(f"{raw.flag(spec.name)} needs {needs(spec)}")
     for spec in OPTION_SPECS:
         fallback_allowed = spec.fallback is not None and not require_context
         if spec.required and raw.value(spec) is None and not fallback_allowed:
@@ -233,7 +274,8 @@ def check_flags(raw: RawOptions, *, require_context: bool = True) -> None:
             continue
         if spec.requires is not None and not raw.value(OPTIONS[spec.requires]):
             raise UsageError(f"{raw.flag(spec.name)} requires {raw.flag(spec.requires)}")
-        if spec.excludes is not None and raw.value(OPTIONS[spec.excludes]) is not None:
-            raise UsageError(
-                f"{raw.flag(spec.name)} cannot be combined with {raw.flag(spec.excludes)}"
-            )
+        for excluded in spec.excludes:
+            if raw.value(OPTIONS[excluded]) is not None:
+                raise UsageError(
+                    f"{raw.flag(spec.name)} cannot be combined with {raw.flag(excluded)}"
+                )

@@ -13,6 +13,13 @@ and *empty* when no case came back at all. Then:
   typed on the command line, so a debugging run never replaces a complete baseline (every
   other output, the HTML report included, follows the same rule); an empty run writes nothing
   and exits 5 (pytest's "no tests ran");
+* a shard (``--taguru-shard I/N``, ``run.shard``) is a *planned* subset: its dataset is the
+  shard's own cases, so a shard that ran them all is complete and writes the configured
+  artifact, exactly at ``--taguru-out`` (it replaces no complete run: ``taguru-evaluate merge``
+  makes that one); case-scoped bounds and corpus stability are judged as always, but its
+  aggregate bounds are left to the merge, which judges the whole set, unless
+  ``--taguru-gate-partial`` asks for the shard's subset to be judged. A shard that leaves some
+  of its own cases out is partial by the rules above;
 * a session that exits 1 whatever the gate says (:func:`session_failure`: a crashed or killed
   worker, an errored case, a failing ordinary test) writes no artifact at all, so a file already
   there is left untouched, as taguru writes none on exit 1. The HTML report is still written,
@@ -56,6 +63,8 @@ class RunCoverage:
 
     dataset_cases: int
     ran_cases: int
+    shard: str | None = None
+    """``shard 1/3 (12 of 36 cases)`` when the dataset is one shard of the eval set."""
 
     @property
     def complete(self) -> bool:
@@ -67,11 +76,21 @@ class RunCoverage:
 
     def describe(self) -> str:
         """``partial run (2 of 36 cases)``, ``no case ran (0 of 36 cases)`` or
-        ``complete run (36 cases)``."""
-        if self.complete:
-            return f"complete run ({self.dataset_cases} cases)"
-        what = "no case ran" if self.empty else "partial run"
-        return f"{what} ({self.ran_cases} of {self.dataset_cases} cases)"
+        ``complete run (36 cases)``; a shard's ends ``of shard 1/3 (12 of 36 cases)``."""
+        if self.empty:
+            described = f"no case ran ({self.ran_cases} of {self.dataset_cases} cases)"
+        elif self.complete:
+            described = f"complete run ({self.dataset_cases} cases)"
+        else:
+            described = f"partial run ({self.ran_cases} of {self.dataset_cases} cases)"
+        return described if self.shard is None else f"{described} of {self.shard}"
+
+    def subset(self) -> str | None:
+        """What part of the eval set the run judged, when not all of it: ``a partial run (2
+        of 36 cases)``, ``shard 1/3 (12 of 36 cases)``; None for a complete, unsharded run."""
+        if not self.complete:
+            return f"a {self.describe()}"
+        return self.shard
 
 
 @dataclass(frozen=True)
@@ -105,11 +124,22 @@ class PartialRunPolicy:
             return None
         return self.output_path(self.out, "out", coverage)
 
+    def aggregate_skip_reason(self, coverage: RunCoverage) -> str | None:
+        """Why aggregate bounds are not checked against this run's metrics (the gate's
+        ``aggregate_skipped``), or None when they are."""
+        if coverage.empty:
+            return coverage.describe()
+        if self.gate_partial:
+            return None
+        if not coverage.complete:
+            return coverage.describe()
+        if coverage.shard is not None:
+            return f"{coverage.shard}: judged on the merged run (taguru-evaluate merge)"
+        return None
+
     def judges_aggregates(self, coverage: RunCoverage) -> bool:
         """Whether aggregate bounds are checked against this run's metrics."""
-        if coverage.empty:
-            return False
-        return coverage.complete or self.gate_partial
+        return self.aggregate_skip_reason(coverage) is None
 
     def judges_anything(self, coverage: RunCoverage) -> bool:
         """Whether the gate runs at all (case-scoped bounds, corpus stability)."""

@@ -65,6 +65,8 @@ class PreflightFacts:
     embeddings_read: bool
     provider_model: str | None
     sources: frozenset[str]
+    server_version: str | None = None
+    """The string ``version`` of the ``/health`` answer, if it has one."""
 
     @property
     def sources_count(self) -> int:
@@ -92,6 +94,16 @@ def major_minor(version: str) -> tuple[int, int] | None:
     return None if major is None or minor is None else (major, minor)
 
 
+def server_version(health_body: str) -> str | None:
+    """The string ``version`` of a ``/health`` body that is a JSON object, else ``None``."""
+    try:
+        parsed: Any = read_json(health_body, exact_wide_integers=True)
+    except SerdeError:
+        return None
+    version = parsed.get("version") if isinstance(parsed, dict) else None
+    return version if isinstance(version, str) else None
+
+
 def skew_warning(base: str, cli_version: str, health_body: str) -> str | None:
     """The version-skew warning line for a status-200 ``/health`` body, or ``None``.
 
@@ -107,12 +119,8 @@ def skew_warning(base: str, cli_version: str, health_body: str) -> str | None:
     head = f"{_PREFIX}warning: this CLI is {cli_version} but the server at {base}"
     if body == "ok":
         return f"{head} answers /health as a pre-0.5 server{tail}"
-    try:
-        parsed: Any = read_json(body, exact_wide_integers=True)
-    except SerdeError:
-        return None
-    version = parsed.get("version") if isinstance(parsed, dict) else None
-    if not isinstance(version, str):
+    version = server_version(body)
+    if version is None:
         return None
     mine, theirs = major_minor(cli_version), major_minor(version)
     if mine is None or theirs is None or mine == theirs:
@@ -265,7 +273,7 @@ def run_preflight(
             print(warning, file=stderr)
     try:
         with step("GET /health"):
-            client.health()
+            health = client.health()
     except CallFailed as failure:
         raise UnreachableError(
             f"server at {settings.masked_url} is not reachable: {failure.message}"
@@ -290,4 +298,6 @@ def run_preflight(
         refusal = UsageError(_print_all_but_last(missing, stderr))
         refusal.hints = missing_source_hints(eval_set, sources)
         raise refusal
-    return PreflightFacts(facts, embeddings_read, provider_model, sources)
+    return PreflightFacts(
+        facts, embeddings_read, provider_model, sources, server_version(health)
+    )

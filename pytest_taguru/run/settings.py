@@ -30,6 +30,7 @@ from pytest_taguru.compare.significance import (
 )
 from pytest_taguru.errors import UsageError
 from pytest_taguru.flags import (
+    DEFAULT_CONCURRENCY,
     DEFAULT_MAX_CONSECUTIVE_FAILURES,
     DEFAULT_OUT,
     DEFAULT_REGRESSION_EXIT_CODE,
@@ -42,6 +43,7 @@ from pytest_taguru.run.flag_values import (
     RawOptions,
     check_flags,
     parse_alpha_flag,
+    parse_concurrency,
     parse_count,
     parse_exit_code,
     parse_inconclusive_flag,
@@ -82,6 +84,10 @@ class Settings(BaseModel):
     max_tokens: int | None = None
     rerank: str | None = None
     serve_import: str | None = None
+    record_dir: str | None = None
+    """Where the run's answers are recorded (``--taguru-record``); None: not recorded."""
+    replay_dir: str | None = None
+    """The recording the run is answered from (``--taguru-replay``); None: a live run."""
     token: SecretStr | None = Field(default=None, repr=False)
     config_notes: tuple[str, ...] = ()
     """``taguru: config: …`` lines for stderr, in file order (§1.4)."""
@@ -103,6 +109,8 @@ class Settings(BaseModel):
     inconclusive: InconclusivePolicy = DEFAULT_INCONCLUSIVE
     alpha: float = DEFAULT_ALPHA
     tolerances: Tolerances = NO_TOLERANCE
+    concurrency: int = DEFAULT_CONCURRENCY
+    """Cases in flight at once in each process (``run.prefetch``); 1: one at a time."""
 
     @property
     def has_budget(self) -> bool:
@@ -127,7 +135,8 @@ def resolve_settings(
     """Flags + config file + environment → Settings (§1.3 steps 1 and 6-9, §1.4, §1.5).
 
     ``default_context`` (the eval header's ``default_target.context``) is used when no context
-    flag was given. With ``serve_import`` the URL is left unresolved (``with_base_url`` later).
+    flag was given. With ``serve_import`` or ``replay_dir`` the URL is left unresolved
+    (``with_base_url`` later: the embedded server's, or the recorded one).
     """
     check_flags(raw, require_context=False)
     assert raw.eval_path is not None  # check_flags guarantees it
@@ -142,8 +151,9 @@ def resolve_settings(
     config = load_config_file(config_path, environ) if config_path is not None else None
     env = environ if config is None else config.environ
     base_url: str | None = None
-    hint = None if raw.serve_import is not None else address_hint(raw.flag("url"), raw.url, env)
-    if raw.serve_import is None:
+    resolved_later = raw.serve_import is not None or raw.replay_dir is not None
+    hint = None if resolved_later else address_hint(raw.flag("url"), raw.url, env)
+    if not resolved_later:
         try:
             base_url = raw.url.rstrip("/") if raw.url is not None else default_base_url(env)
             check_base_url(base_url, raw.flag("url"))
@@ -177,6 +187,8 @@ def resolve_settings(
         max_tokens=positive("max-tokens"),
         rerank=raw.rerank,
         serve_import=raw.serve_import,
+        record_dir=raw.record_dir,
+        replay_dir=raw.replay_dir,
         token=None if token is None else SecretStr(token),
         config_notes=() if config is None else config.notes,
         regression_exit_code=parsed(
@@ -192,6 +204,7 @@ def resolve_settings(
         inconclusive=parsed("inconclusive", parse_inconclusive_flag, DEFAULT_INCONCLUSIVE),
         alpha=parsed("alpha", parse_alpha_flag, DEFAULT_ALPHA),
         tolerances=parsed("tolerance", parse_tolerance_flag, NO_TOLERANCE),
+        concurrency=parsed("concurrency", parse_concurrency, DEFAULT_CONCURRENCY),
         address_hint=hint,
         typed_flags=raw.typed,
         gate_partial=raw.gate_partial,

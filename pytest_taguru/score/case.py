@@ -35,6 +35,7 @@ from pytest_taguru.artifact.case import (
 )
 from pytest_taguru.core.text import normalize_entry, trim
 from pytest_taguru.run.dataset import EvalCase, ExpectedSource
+from pytest_taguru.score.label_coverage import Judgements, Unjudged, label_coverage_block
 
 MISSED_KEPT = 3
 """How many ``missed`` entries a case block keeps; the rest are only counted."""
@@ -115,6 +116,34 @@ def score_recall(
         expected_total=len(graded),
         matched=len(ranks),
     )
+
+
+def judgements(
+    hits: Sequence[HitLocator], expected_sources: Sequence[ExpectedSource]
+) -> Judgements | None:
+    """Which hits the labels judge (``score.label_coverage``); ``None`` for a case without an
+    ``expected_sources`` entry (no passage labels at all, e.g. a structural-only case).
+
+    A hit is judged when ``satisfies(hit, e)`` for some entry ``e`` of any relevance, 0
+    included. Unjudged locators are kept once, at their first rank (1-based).
+    """
+    if not expected_sources:
+        return None
+    judged = [False] * len(hits)
+    graded: list[tuple[int, int | None]] = []
+    for entry in expected_sources:
+        first = None
+        for rank, hit in enumerate(hits):
+            if satisfies(hit, entry):
+                judged[rank] = True
+                first = rank if first is None else first
+        if entry.relevance >= 1:
+            graded.append((entry.relevance, first))
+    unjudged: dict[tuple[str, int], Unjudged] = {}
+    for rank, (hit, is_judged) in enumerate(zip(hits, judged, strict=True), start=1):
+        if not is_judged and (hit.source, hit.paragraph) not in unjudged:
+            unjudged[hit.source, hit.paragraph] = Unjudged(rank, hit.source, hit.paragraph)
+    return Judgements(len(hits), sum(judged), tuple(unjudged.values()), tuple(graded))
 
 
 def diversity_sources(passage: Passage) -> int | None:
@@ -334,6 +363,7 @@ def build_case_block(
     """
     hits = searched_hits(lanes.passage)
     recall = score_recall(hits, case.expected_sources) if hits is not None else None
+    judged = judgements(hits, case.expected_sources) if hits is not None else None
     coverage_block = (
         coverage(lanes.structural, case.expected_concepts, case.expected_labels)
         if lanes.structural is not None
@@ -369,4 +399,5 @@ def build_case_block(
         evidence=evidence,
         budget=budget,
         diversity_sources=diversity_sources(lanes.passage),
+        label_coverage=None if judged is None else label_coverage_block(judged, recall),
     )

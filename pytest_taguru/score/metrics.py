@@ -7,12 +7,13 @@ empty. Specification: ``evaluate-run.md`` §6, ``assembly.md`` §1.11.
 from collections.abc import Sequence
 
 from pytest_taguru.artifact.case import CaseBlock
-from pytest_taguru.artifact.evaluation import Definition, MetricValue
+from pytest_taguru.artifact.evaluation import Definition, ExtraMetrics, MetricValue
 from pytest_taguru.score.populations import RunCases
-from pytest_taguru.score.registry import METRICS
+from pytest_taguru.score.registry import EXTRA_METRICS, METRICS
 from pytest_taguru.score.shapes import byte_order
 
 _BY_NAME = {metric.name: metric for metric in METRICS}
+_EXTRA_BY_NAME = {metric.name: metric for metric in EXTRA_METRICS}
 
 
 def definitions() -> dict[str, Definition]:
@@ -32,3 +33,14 @@ def build_metrics(
     """
     run = RunCases(cases, rerank_requested)
     return {name: _BY_NAME[name].value(run) for name in byte_order(_BY_NAME)}
+
+
+def build_extra_metrics(cases: Sequence[CaseBlock]) -> ExtraMetrics:
+    """The ``extra_metrics`` block: pytest-taguru's own metrics over the case blocks, with
+    their definitions, each keyed in byte-wise order like the top-level blocks."""
+    run = RunCases(cases)
+    names = byte_order(_EXTRA_BY_NAME)
+    return ExtraMetrics(
+        definitions={name: _EXTRA_BY_NAME[name].definition() for name in names},
+        metrics={name: _EXTRA_BY_NAME[name].value(run) for name in names},
+    )

@@ -375,6 +375,26 @@ METRICS: tuple[Metric, ...] = (
 )
 """All 31 metrics, in record order (the module docstring says why the order matters)."""
 
+_LABELS = f"eval.jsonl expected_sources, {SEARCH}"
+_BOUNDED = {"recall_at_k": "recall@k", "mrr": "MRR", "ndcg": "nDCG"}
+EXTRA_METRICS: tuple[Metric, ...] = (
+    Metric("label_coverage.judged_at_k", "ratio",
+           PerCase(("label_coverage", "judged_at_k"), compared=False), _LABELS,
+           "For each case, the share of its hits that some expected source (any relevance, 0 "
+           "included) labels.", "Only cases that searched, got hits and declared an "
+           "expected source count.", better=HIGHER),
+    *(Metric(f"label_coverage.{name}_{side}", "ratio",
+             PerCase(("label_coverage", name, side), compared=False), _LABELS,
+             f"For each case, the {'least' if side == 'low' else 'greatest'} {shown} over every "
+             "relevance (0-3) its unjudged hits could be labelled with.", _NO_RECALL)
+      for name, shown in _BOUNDED.items() for side in ("low", "high")),
+)  # fmt: skip
+"""pytest-taguru's own metrics, OUTSIDE the 31: written to the artifact's ``extra_metrics``
+block (never ``metrics``), never gated, compared or listed with the 31. Label coverage
+(``score.label_coverage``): judged@k, and the bounds of recall@k, MRR and nDCG over every
+labelling of the unjudged hits (the run's mean of the lows ≤ the official mean ≤ the mean of
+the highs, over the same cases)."""
+
 _CASE_SCOPED = {metric.name: metric for metric in METRICS if metric.case_path is not None}
 
 CASE_SCOPED_METRICS = tuple(_CASE_SCOPED)

@@ -15,8 +15,9 @@ Rooms: ``http/`` (``app`` routes, ``common`` checks the handlers share, ``explai
 ``resolve``, ``graph``, ``passages``, ``text`` paragraphs and terms), ``ingest/`` (the NDJSON
 import), ``evidence/`` (assembly); beside them ``store`` and ``context`` (state, revisions,
 usage), ``graph_reads`` (resolve, query, aliases as served), ``compaction``, ``options``
-(context settings), ``errors``, ``runner`` (in-process start/stop), ``serve`` (the command)
-and ``__main__`` (which first checks the ``server`` extra is installed).
+(context settings), ``errors``, ``runner`` (in-process start/stop), ``serve`` (the command),
+``embedded`` (the process ``--taguru-serve`` starts) and ``__main__`` (which first checks
+the ``server`` extra is installed).
 
 Evidence assembly (``POST /contexts/{name}/evidence``): ``evidence/assemble`` (route and
 package), ``evidence/request`` (body decoding), ``evidence/gather`` (lanes), ``evidence/select``

@@ -292,7 +292,8 @@ def test_a_bad_run_command_line_exits_2_naming_the_problem(
         (["--eval", EVAL], "--context NAME is required"),
         (["-x"], "unknown subcommand '-x' — the default mode is selected by a leading flag, "
                  "e.g. 'taguru-evaluate --eval FILE --context NAME', or use a subcommand: "
-                 "'compare', 'gate', 'report', 'init', 'import-dir', 'check', 'schema'"),
+                 "'compare', 'gate', 'report', 'merge', 'init', 'import-dir', 'check', "
+                 "'schema', 'unjudged', 'label-merge'"),
     ],
 )  # fmt: skip
 def test_mode_selection_and_required_flags_exit_2(

@@ -24,6 +24,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pytest_taguru.artifact.evaluation import ArtifactError, parse_evaluation
+from pytest_taguru.authoring.label_merge import load_labelled_queue
+from pytest_taguru.authoring.recorded_text import recorded_texts
 from pytest_taguru.cli.compare import load_run
 from pytest_taguru.errors import ConfigFileError, UsageError
 from pytest_taguru.gate.thresholds import check_thresholds
@@ -113,6 +115,17 @@ def config_file(data: bytes) -> None:
     load_config_file(write(data, "taguru.env"), {})
 
 
+def label_queue(data: bytes) -> None:
+    load_labelled_queue(write(b'{"taguru_label_queue":1}\n' + data + b"\n", "q.jsonl"))
+
+
+def recording(data: bytes) -> None:
+    folder = Path(tempfile.mkdtemp())
+    (folder / "cases").mkdir()
+    (folder / "cases" / "case.json").write_bytes(data)
+    recorded_texts(str(folder))
+
+
 @dataclass(frozen=True)
 class Reader:
     """A reader, where it reads the hostile value, its typed refusal and how that begins."""
@@ -143,6 +156,14 @@ READERS = {
     "config": Reader(
         config_file, "TAGURU_ADDR=127.0.0.1:1\nX={}\n", ConfigFileError, "", nests=False
     ),
+    "label queue": Reader(
+        label_queue,
+        '{{"case_id":"a","source":"s","paragraph":0,"relevance":null,"text":{}}}',
+        UsageError,
+        "",
+        one_line=True,
+    ),
+    "recording": Reader(recording, '{{"exchanges":[],"x":{}}}', UsageError, ""),
 }
 
 

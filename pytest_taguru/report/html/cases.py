@@ -26,7 +26,14 @@ from pytest_taguru.report.html.compact import (
 from pytest_taguru.report.html.detail import declared_detail, recorded_detail
 from pytest_taguru.report.reproduce import reproduction_requests
 from pytest_taguru.run.dataset import EvalCase, EvalSet
-from pytest_taguru.score.registry import CASE_SCOPED_METRICS, CASE_SCORES, METRICS, case_value
+from pytest_taguru.score.registry import (
+    CASE_SCOPED_METRICS,
+    CASE_SCORES,
+    EXTRA_METRICS,
+    METRICS,
+    case_value,
+    read_path,
+)
 
 BROKE_BOUND = 1
 """Flag: the case broke a case-scoped bound of the gate."""
@@ -61,11 +68,24 @@ COLUMN_LABELS = {
     "citations.locator_validity": "validity",
     "latency.passage_ms": "passage ms",
     "diversity.sources": "sources",
+    "label_coverage.judged_at_k": "judged@k",
 }
 """Column headings; a case-scoped metric without one is headed by its name."""
-UNITS = {metric.name: metric.unit for metric in METRICS}
-SCALES = [value_scale(UNITS[name]) for name in CASE_SCOPED_METRICS]
+EXTRA_COLUMNS = {
+    metric.name: metric.case_path
+    for metric in EXTRA_METRICS
+    if metric.name == "label_coverage.judged_at_k" and metric.case_path is not None
+}
+"""pytest-taguru's own per-case values shown after the case-scoped metrics: judged@k."""
+COLUMNS = (*CASE_SCOPED_METRICS, *EXTRA_COLUMNS)
+UNITS = {metric.name: metric.unit for metric in (*METRICS, *EXTRA_METRICS)}
+SCALES = [value_scale(UNITS[name]) for name in COLUMNS]
 """Per column: what its packed integers are divided by."""
+
+
+def column_value(block: CaseBlock, name: str) -> float | None:
+    path = EXTRA_COLUMNS.get(name)
+    return case_value(block, name) if path is None else read_path(block, path)
 
 
 @dataclass
@@ -77,7 +97,7 @@ class _Columns:
     lines: list[int | None] = field(default_factory=list)
     flags: list[int] = field(default_factory=list)
     violated: list[int] = field(default_factory=list)
-    values: list[list[int]] = field(default_factory=lambda: [[] for _ in CASE_SCOPED_METRICS])
+    values: list[list[int]] = field(default_factory=lambda: [[] for _ in COLUMNS])
     details: list[dict[str, Any]] = field(default_factory=list)
 
     def add(
@@ -181,8 +201,8 @@ def case_table(
             _flags(block, own, moved.get(block.case_id)),
             _violated_mask(own),
             [
-                scaled_value(case_value(block, name), scale)
-                for name, scale in zip(CASE_SCOPED_METRICS, SCALES, strict=True)
+                scaled_value(column_value(block, name), scale)
+                for name, scale in zip(COLUMNS, SCALES, strict=True)
             ],
             detail,
         )
@@ -194,13 +214,13 @@ def case_table(
                 case.line,
                 NOT_RUN,
                 0,
-                [scaled_value(None, 1)] * len(CASE_SCOPED_METRICS),
+                [scaled_value(None, 1)] * len(COLUMNS),
                 {},
             )
     return {
         "flag_bits": FLAG_BITS,
-        "columns": list(CASE_SCOPED_METRICS),
-        "labels": [COLUMN_LABELS.get(name, name) for name in CASE_SCOPED_METRICS],
+        "columns": list(COLUMNS),
+        "labels": [COLUMN_LABELS.get(name, name) for name in COLUMNS],
         "id": table.ids,
         "query": table.queries,
         "line": table.lines if eval_set is not None else None,

@@ -13,7 +13,7 @@ lines, drill-downs) and a comparison against a baseline run (optional). Its keys
     plans       distinct search plans, referred to by index
     eval        the eval set: {"path", "href"} (href relative to the page), null without it
     baseline    what moved against the baseline run (``baseline``), or null
-    slices      per-slice results (``slices_section``), or null
+    slices      per-slice scorecards and verdicts (``slices``), or null
 
 ``island_text`` writes it for a ``<script type="application/json">`` element.
 """
@@ -32,6 +32,7 @@ from pytest_taguru.report.html.cards import histograms, metric_cards
 from pytest_taguru.report.html.cases import case_table
 from pytest_taguru.report.html.compact import StringTable, compact_json
 from pytest_taguru.report.html.header import header_section, read_gate
+from pytest_taguru.report.html.slices import slice_notices, slices_section
 from pytest_taguru.run.dataset import EvalSet
 
 if TYPE_CHECKING:
@@ -53,15 +54,6 @@ class ReportInputs:
     session_notes: tuple[str, ...] = ()
     statistics: "StatisticsReport | None" = None
     """The paired statistics against ``baseline`` (``compare.verdicts``), when computed."""
-
-
-def slices_section(evaluation: Evaluation) -> dict[str, Any] | None:
-    """Results per slice of the eval set: the one place where slices join the page.
-
-    Nothing defines slices yet (``taguru_slices`` will); until then a run has none, and the
-    page leaves the section and the slice filter out.
-    """
-    return None
 
 
 def _case_violations(violations: Sequence[Violation]) -> dict[str, list[Violation]]:
@@ -92,12 +84,14 @@ def build_island(inputs: ReportInputs) -> dict[str, Any]:
         rows = {case_id: row for row, case_id in enumerate(cases["id"])}
         baseline = baseline_section(inputs.baseline, rows, inputs.statistics)
     aggregate = {item.metric for item in violations if item.scope == "aggregate"}
+    header = header_section(
+        evaluation, gate, gate_problem=gate_problem, session_notes=inputs.session_notes
+    )
+    header["notices"] += slice_notices(evaluation)
     return {
         "version": ISLAND_VERSION,
         "artifact": inputs.artifact_path,
-        "header": header_section(
-            evaluation, gate, gate_problem=gate_problem, session_notes=inputs.session_notes
-        ),
+        "header": header,
         "families": metric_cards(evaluation, aggregate),
         "histograms": histograms(evaluation.cases),
         "cases": cases,
@@ -107,7 +101,7 @@ def build_island(inputs: ReportInputs) -> dict[str, Any]:
         if inputs.eval_set is None
         else {"path": inputs.eval_set.path, "href": inputs.eval_href},
         "baseline": baseline,
-        "slices": slices_section(evaluation),
+        "slices": slices_section(evaluation, cases["id"]),
     }
 
 

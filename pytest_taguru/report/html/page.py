@@ -21,7 +21,7 @@ from pytest_taguru.report.html.header import Notice
 from pytest_taguru.report.html.island import ReportInputs, build_island, island_text
 
 _PLACEHOLDER = re.compile(r"\{\{(\w+)\}\}")
-SCRIPTS = ("util.js", "sections.js", "cases.js", "detail.js", "main.js")
+SCRIPTS = ("util.js", "sections.js", "slices.js", "cases.js", "detail.js", "main.js")
 """The page's script, in order: one strict-mode scope, so the files share their names."""
 
 

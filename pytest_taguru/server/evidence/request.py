@@ -26,7 +26,7 @@ from typing import Any
 from pytest_taguru.core.budget import Limits
 from pytest_taguru.core.jsontext import format_plain
 from pytest_taguru.core.limits import U64_MAX
-from pytest_taguru.core.serde import parse_int, parse_serde_float
+from pytest_taguru.core.serde_numbers import parse_int, parse_serde_float
 from pytest_taguru.server.errors import ApiError, list_over_limit
 from pytest_taguru.server.http.bodies import JSON_DATA_PREFIX
 

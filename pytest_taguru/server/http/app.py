@@ -46,6 +46,7 @@ from pytest_taguru.server.http.common import (
 )
 from pytest_taguru.server.http.explain import EXPLAIN_ROUTES
 from pytest_taguru.server.http.protocol import protocol_text
+from pytest_taguru.server.http.search_hits import hits_json
 from pytest_taguru.server.http.transport import (
     DEFAULT_BODY_CAP,
     JsonBody,
@@ -197,7 +198,7 @@ async def search_passages(request: Request) -> Any:
     with store.reading(name_of(request)) as context:
         result = search(context, body.query, clamp_limit(body.limit, 5), spec)
         store.note_read(context, empty=not result["hits"])
-    return result
+    return {**result, "hits": hits_json(result["hits"])}
 
 
 async def cite(request: Request) -> Any:

@@ -36,6 +36,13 @@ BODY_TOO_LARGE = "Failed to buffer the request body: length limit exceeded"
 
 Body = TypeVar("Body", bound=BaseModel)
 Handler = Callable[[Request], Awaitable[Any]]
+_AS_IS = frozenset({str, int, bool, type(None)})  # what json.dumps writes as serde does
+
+
+class JsonText(str):
+    """A value already written as serde's compact JSON: :func:`render_json` splices it in."""
+
+    __slots__ = ()
 
 
 def render_json(value: Any) -> str:
@@ -45,19 +52,32 @@ def render_json(value: Any) -> str:
     reads back as the same 32-bit float, any other float as the shortest 64-bit round trip in
     serde's layout (``0.00001``, ``1e-7``, ``1e+16``). Floats are swapped for unique string
     markers, the rest is encoded by :func:`json.dumps` (C speed), then the markers are
-    replaced by the float texts.
+    replaced by the float texts. Each distinct value is formatted once (a search hit's score
+    and its lane score are one value; a deep list repeats many). A :class:`JsonText` is
+    spliced in as written.
     """
     texts: list[str] = []
     marker = f"\ue000{secrets.token_hex(8)}:"
+    # Keyed by kind and value; zeros stay out (0.0 == -0.0, and their texts differ).
+    markers: dict[tuple[bool, float], str] = {}
 
     def swap(item: Any) -> Any:
         if isinstance(item, float):
-            texts.append(format_f32(item) if isinstance(item, Float32) else format_f64(item))
+            key = (isinstance(item, Float32), item)
+            found = markers.get(key) if item else None
+            if found is None:
+                texts.append(format_f32(item) if key[0] else format_f64(item))
+                found = markers[key] = f"{marker}{len(texts) - 1}"
+            return found
+        if isinstance(item, JsonText):
+            texts.append(item)
             return f"{marker}{len(texts) - 1}"
+        # Strings, ints, booleans and None are kept without a call: a deep search answer
+        # holds thousands of them.
         if isinstance(item, dict):
-            return {key: swap(inner) for key, inner in item.items()}
+            return {k: v if type(v) in _AS_IS else swap(v) for k, v in item.items()}
         if isinstance(item, list | tuple):
-            return [swap(inner) for inner in item]
+            return [v if type(v) in _AS_IS else swap(v) for v in item]
         return item
 
     text = json.dumps(swap(value), ensure_ascii=False, separators=(",", ":"))

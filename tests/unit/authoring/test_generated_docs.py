@@ -9,7 +9,7 @@ from paths import REPO
 
 from pytest_taguru.authoring.generated import generated_files, metric_catalog, options_table
 from pytest_taguru.flags import OPTION_SPECS
-from pytest_taguru.score.registry import CASE_SCOPED_METRICS, METRICS
+from pytest_taguru.score.registry import CASE_SCOPED_METRICS, EXTRA_METRICS, METRICS
 
 
 @pytest.mark.parametrize("relative", sorted(generated_files()))
@@ -21,11 +21,14 @@ def test_the_committed_file_is_current(relative: str) -> None:
 
 
 def test_the_catalog_lists_every_metric_once_with_its_scopes() -> None:
-    rows = [line for line in metric_catalog().splitlines() if line.startswith("| `")]
+    taguru_s, own = metric_catalog().split("## pytest-taguru's own metrics")
+    rows = [line for line in taguru_s.splitlines() if line.startswith("| `")]
     names = [row.split("`")[1] for row in rows]
     assert names == [metric.name for metric in METRICS]
     for row, name in zip(rows, names, strict=True):
         assert ("aggregate, cases" in row) == (name in CASE_SCOPED_METRICS)
+    extra = [line.split("`")[1] for line in own.splitlines() if line.startswith("| `")]
+    assert extra == [metric.name for metric in EXTRA_METRICS]
 
 
 def test_the_options_table_lists_every_flag() -> None:

@@ -22,8 +22,10 @@ from pydantic import ValidationError
 from pytest_taguru.authoring.json_schemas import BUILDERS, render, shipped
 from pytest_taguru.authoring.scaffold import template
 from pytest_taguru.errors import UsageError
+from pytest_taguru.gate.slice_file import check_slice_thresholds
 from pytest_taguru.gate.thresholds import check_thresholds
 from pytest_taguru.run.dataset import check_limits, load_eval_set
+from pytest_taguru.run.slices import read_slices_file
 from pytest_taguru.score.metrics import definitions
 from pytest_taguru.server.ingest.import_lines import line_model
 
@@ -308,3 +310,56 @@ def test_the_import_line_schema_refuses_exactly_what_the_importer_refuses(
 ) -> None:
     line = mutate(base, data)
     assert parses_line(line) == valid("import-line", line)
+
+
+# --- pytest-taguru's own files: slices and slice thresholds ------------------------------------
+
+
+def test_every_slices_example_validates() -> None:
+    documents = [json.loads(block) for block in _doc_blocks("slices.md", "json")]
+    slices = [doc for doc in documents if "taguru_slices" in doc]
+    gates = [doc for doc in documents if "taguru_slice_thresholds" in doc]
+    assert len(slices) >= 1 and len(gates) >= 1 and len(slices) + len(gates) == len(documents)
+    assert [doc for doc in slices if not valid("slices", doc)] == []
+    assert [doc for doc in gates if not valid("slice-thresholds", doc)] == []
+
+
+SLICES_FILE = {"taguru_slices": 1, "slices": {"history": ["history-*"], "a": ["x", "y?"]}}
+
+
+@QUICK
+@given(data=st.data())
+def test_the_slices_schema_refuses_exactly_what_the_loader_refuses(data: st.DataObject) -> None:
+    document = mutate(SLICES_FILE, data)
+    try:
+        read_slices_file(json.dumps(document).encode(), "s.json")
+        loads = True
+    except UsageError:
+        loads = False
+    assert loads == valid("slices", document)
+
+
+SLICE_THRESHOLDS = {
+    "taguru_slice_thresholds": 1,
+    "slices": {
+        "history": {"min_cases": 3, "aggregate": {"recall.mrr": {"min": 0.5}}},
+        "drinks": {"aggregate": {"latency.passage_ms": {"max": 250}, "recall.ndcg": {"min": 0}}},
+    },
+}
+
+
+@QUICK
+@given(data=st.data())
+def test_the_slice_thresholds_schema_refuses_exactly_what_the_loader_refuses(
+    data: st.DataObject,
+) -> None:
+    document = mutate(SLICE_THRESHOLDS, data, arrays=False)
+    assume(not _min_above_max(document))
+    slices = document.get("slices") if isinstance(document, dict) else None
+    names = list(slices) if isinstance(slices, dict) else []  # the run defines every slice named
+    try:
+        check_slice_thresholds(json.dumps(document).encode(), path="st.json", slice_names=names)
+        loads = True
+    except UsageError:
+        loads = False
+    assert loads == valid("slice-thresholds", document)

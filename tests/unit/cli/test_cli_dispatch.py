@@ -21,13 +21,15 @@ HINT = " — try 'taguru-evaluate --help'"
             ["-x"],
             "unknown subcommand '-x' — the default mode is selected by a leading flag, "
             "e.g. 'taguru-evaluate --eval FILE --context NAME', or use a subcommand: "
-            "'compare', 'gate', 'report', 'init', 'import-dir', 'check', 'schema'",
+            "'compare', 'gate', 'report', 'merge', 'init', 'import-dir', 'check', 'schema', "
+            "'unjudged', 'label-merge'",
         ),
         (
             ["evaluate"],
             "unknown subcommand 'evaluate' — the default mode is selected by a "
             "leading flag, e.g. 'taguru-evaluate --eval FILE --context NAME', or use a "
-            "subcommand: 'compare', 'gate', 'report', 'init', 'import-dir', 'check', 'schema'",
+            "subcommand: 'compare', 'gate', 'report', 'merge', 'init', 'import-dir', 'check', "
+            "'schema', 'unjudged', 'label-merge'",
         ),
         (["--eval", "e", "x"], "evaluate takes no positional arguments"),
     ],

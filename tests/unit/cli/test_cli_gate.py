@@ -1,6 +1,7 @@
 """``taguru-evaluate gate``: a saved artifact re-gated offline, its flags from the option table."""
 
 import io
+import json
 from pathlib import Path
 
 import pytest
@@ -82,8 +83,8 @@ def test_every_problem_of_a_bad_file_is_reported_before_anything_else() -> None:
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        ([], "the following arguments are required: EVALUATION.json, --thresholds"),
-        (["x.json"], "the following arguments are required: --thresholds"),
+        ([], "the following arguments are required: EVALUATION.json"),
+        (["x.json"], "one of --thresholds or --slice-thresholds is required"),
         (["x.json", "--thresholds"], "--thresholds needs a file path"),
         (
             ["x.json", "--thresholds", "--regression-exit-code", "4"],
@@ -152,3 +153,81 @@ def test_a_deeply_nested_artifact_is_an_input_error_not_a_crash(tmp_path: Path) 
     code, out, err = gate(str(deep), "--thresholds", golden("a2.json"))
     assert (code, out) == (2, "")
     assert "recursion limit exceeded at line 1 column 154" in err
+
+
+# --- the slice gate ------------------------------------------------------------------------------
+
+
+def sliced_artifact(tmp_path: Path, slices: bool = True) -> str:
+    from sliced_run import sliced_run
+    from synthetic_run import synthetic_run
+
+    from pytest_taguru.artifact.evaluation import render
+
+    run = synthetic_run(40)
+    evaluation = sliced_run(run).evaluation if slices else run.evaluation
+    path = tmp_path / "evaluation.json"
+    path.write_text(render(evaluation), encoding="utf-8")
+    return str(path)
+
+
+def slice_thresholds(tmp_path: Path, slices: dict[str, object]) -> str:
+    path = tmp_path / "slice-thresholds.json"
+    path.write_text(
+        json.dumps({"taguru_slice_thresholds": 1, "slices": slices}, indent=2), encoding="utf-8"
+    )
+    return str(path)
+
+
+def test_slices_are_gated_from_the_artifacts_case_blocks(tmp_path: Path) -> None:
+    artifact = sliced_artifact(tmp_path)
+    failing = slice_thresholds(tmp_path, {
+        "early": {"aggregate": {"recall.mrr": {"min": 0.999}}},
+        "small": {"min_cases": 3, "aggregate": {"recall.mrr": {"min": 0.999}}},
+    })  # fmt: skip
+    code, out, err = gate(artifact, "--slice-thresholds", failing)
+    lines = out.splitlines()
+    assert (code, err) == (3, "")
+    assert lines[0].startswith("  slice thresholds: FAIL — 1 violation(s) (sha256 ")
+    assert lines[1].startswith("    [slice early] recall.mrr: ")
+    assert lines[1].endswith(" < min 0.999000")
+    assert lines[2] == (
+        "  slice 'small': 1 case(s), fewer than its min_cases 3: reported, not judged"
+    )
+    assert gate(artifact, "--slice-thresholds", failing, "--regression-exit-code", "7")[0] == 7
+    passing = slice_thresholds(tmp_path, {"early": {"aggregate": {"recall.mrr": {"min": 0}}}})
+    code, out, _ = gate(artifact, "--slice-thresholds", passing)
+    assert code == 0 and out.startswith("  slice thresholds: PASS (sha256 ")
+
+
+def test_both_gates_at_once_exit_3_when_either_fails(tmp_path: Path) -> None:
+    artifact = sliced_artifact(tmp_path)
+    passing = slice_thresholds(tmp_path, {"early": {}})
+    thresholds = tmp_path / "t.json"
+    thresholds.write_text('{"taguru_evaluate_thresholds":1,"aggregate":{"recall.mrr":{"min":2}}}')
+    code, out, _ = gate(artifact, "--thresholds", str(thresholds), "--slice-thresholds", passing)
+    assert code == 3
+    assert out.splitlines()[0].startswith("  thresholds: FAIL")
+    assert out.splitlines()[-1].startswith("  slice thresholds: PASS")
+
+
+def test_an_artifact_without_slices_cannot_be_slice_gated(tmp_path: Path) -> None:
+    artifact = sliced_artifact(tmp_path, slices=False)
+    code, out, err = gate(artifact, "--slice-thresholds", slice_thresholds(tmp_path, {}))
+    assert (code, out) == (2, "")
+    assert err == (
+        f"taguru-evaluate: gate: {artifact} carries no slices to gate (a run given "
+        "--taguru-slices or --taguru-slices-file records them)\n"
+    )
+
+
+def test_a_bad_slice_thresholds_file_exits_2_naming_its_line(tmp_path: Path) -> None:
+    artifact = sliced_artifact(tmp_path)
+    bad = slice_thresholds(tmp_path, {"eraly": {"aggregate": {"recall.mrr": {"min": 80}}}})
+    code, out, err = gate(artifact, "--slice-thresholds", bad)
+    assert (code, out) == (2, "")
+    assert err.splitlines() == [
+        f"taguru-evaluate: gate: {bad}:4: slices.eraly: unknown slice 'eraly'",
+        f"taguru-evaluate: gate: hint: {bad}: 'eraly' is not a slice of the run — did you mean "
+        "'early'?",
+    ]

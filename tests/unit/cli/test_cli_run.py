@@ -180,9 +180,11 @@ def test_the_run_becomes_a_pytest_command_line_with_only_the_plugin() -> None:
         "--taguru-max-items=3",
         "--taguru-rerank=m",
         "--taguru-assembly",
-        # taguru's own behaviour: every request sent once, the run never stopped early.
+        # taguru's own behaviour: every request sent once, the run never stopped early, one
+        # case at a time.
         "--taguru-retries=0",
         "--taguru-max-consecutive-failures=0",
+        "--taguru-concurrency=1",
         "--",
         "--e.jsonl",
     ]

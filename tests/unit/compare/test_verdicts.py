@@ -154,3 +154,22 @@ def test_counts_text_names_each_verdict() -> None:
     report = judge(paired({"recall.mrr": DROP_30_PERCENT, "recall.ndcg": [0.0] * 200}))
     assert report.counts_text() == "1 regressed, 1 unchanged"
     assert judge(paired({"recall.mrr": [math.nan] * 3})).counts_text() == "nothing to test"
+
+
+def test_the_slices_head_carries_are_judged_by_default() -> None:
+    from html_report import loaded
+    from synthetic_run import synthetic_run
+
+    from pytest_taguru.artifact.evaluation import SliceCard
+    from pytest_taguru.compare.verdicts import paired_statistics
+
+    base = loaded(synthetic_run(120).evaluation, "base.json")
+    head_run = synthetic_run(120, drift=3).evaluation
+    cards = {"early": SliceCard(globs=["case-00000*"], n=10)}
+    head = loaded(head_run.model_copy(update={"slices": cards}), "head.json")
+    report = paired_statistics(base, head)
+    early = [item for item in report.verdicts if item.slice == "early"]
+    assert early and all(item.n <= 10 for item in early)
+    assert {item.slice for item in report.verdicts} == {None, "early"}
+    unsliced = paired_statistics(base, head, slices={})
+    assert {item.slice for item in unsliced.verdicts} == {None}

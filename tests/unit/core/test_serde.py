@@ -200,6 +200,16 @@ def test_a_lone_surrogate_is_refused_only_where_a_string_is_read() -> None:
     check_every_string(read_json('{"ok":["😀", {"x":"y"}]}'))
 
 
+def test_float_roundtrip_reads_every_float_exactly_as_written() -> None:
+    """serde_json's ``float_roundtrip``: this tool's own artifacts read back bit for bit."""
+    document = read_json('[0.09090909090909091, 0.9385574520455129, 1e-400, -0.0, 7]',
+                         float_roundtrip=True)  # fmt: skip
+    assert document == [0.09090909090909091, 0.9385574520455129, 0.0, -0.0, 7]
+    assert math.copysign(1.0, document[3]) < 0
+    with pytest.raises(SerdeError, match="number out of range at line 1 column 6"):
+        read_json("[1e400]", float_roundtrip=True)
+
+
 def test_serde_parser_is_one_ulp_off_where_serde_is() -> None:
     assert parse_serde_float("0.09090909090909091") != 0.09090909090909091
     assert parse_serde_float("0.5") == 0.5

@@ -17,7 +17,8 @@ from hypothesis import strategies as st
 
 from pytest_taguru.artifact.evaluation import ArtifactError, parse_evaluation
 from pytest_taguru.core.limits import I64_MIN, U64_MAX
-from pytest_taguru.core.serde import SerdeError, parse_serde_float, read_json
+from pytest_taguru.core.serde import SerdeError, read_json
+from pytest_taguru.core.serde_numbers import parse_serde_float
 
 
 class _Refused(Exception):

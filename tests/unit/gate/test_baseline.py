@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 from synthetic_run import synthetic_run
 
-from pytest_taguru.artifact.evaluation import Evaluation, render
+from pytest_taguru.artifact.evaluation import ArtifactSource, Evaluation, case_text, render
 from pytest_taguru.artifact.view import read_run
 from pytest_taguru.errors import RunError, UsageError
 from pytest_taguru.gate.baseline import BaselineGate, baseline_lines, load_baseline
@@ -22,7 +22,7 @@ def runs() -> tuple[Evaluation, Evaluation]:
 
 
 def finished(evaluation: Evaluation, ran: int = CASES) -> FinishedRun:
-    return FinishedRun(evaluation, RunCoverage(CASES, ran), text=render(evaluation))
+    return FinishedRun(evaluation, RunCoverage(CASES, ran))
 
 
 def test_a_missing_or_malformed_baseline_is_a_usage_error(tmp_path: Path) -> None:
@@ -97,12 +97,23 @@ def test_a_partial_run_is_skipped_unless_asked(runs: tuple[Evaluation, Evaluatio
     assert judged.judge(finished(head, ran=CASES - 1)).status != "skipped"
 
 
-def test_save_baseline_writes_only_a_complete_passing_written_run(tmp_path: Path) -> None:
+def test_the_whole_artifact_is_built_from_its_parts(runs: tuple[Evaluation, Evaluation]) -> None:
+    head = runs[1]
+    texts = [case_text(case) for case in head.cases]
+    parts = ArtifactSource(head.model_copy(update={"cases": []}), lambda: iter(texts))
+    assert parts.text() == render(head)
+    assert parts.text() == render(head)  # the texts are read again each time
+
+
+def test_save_baseline_writes_only_a_complete_passing_written_run(
+    tmp_path: Path, runs: tuple[Evaluation, Evaluation]
+) -> None:
     target = str(tmp_path / "saved.json")
     complete, partial = RunCoverage(4, 4), RunCoverage(4, 3)
+    artifact = ArtifactSource(runs[0], lambda: ())
 
     def save(coverage: RunCoverage, written: bool, failed: bool, to: str = target) -> list[str]:
-        return baseline_lines(None, to, "{}", coverage, written=written, gate_failed=failed)
+        return baseline_lines(None, to, artifact, coverage, written=written, gate_failed=failed)
 
     assert save(partial, True, False) == [
         f"  baseline not saved to {target}: partial run (3 of 4 cases)"
@@ -111,7 +122,7 @@ def test_save_baseline_writes_only_a_complete_passing_written_run(tmp_path: Path
     assert save(complete, True, True)[0].endswith("the gate failed")
     assert not Path(target).exists()
     assert save(complete, True, False) == [f"  wrote {target} (the new baseline)"]
-    assert Path(target).read_text() == "{}"
+    assert Path(target).read_text() == render(runs[0])
     with pytest.raises(RunError):
         save(complete, True, False, to=str(tmp_path / "missing" / "saved.json"))
-    assert baseline_lines(None, None, "{}", complete, written=True, gate_failed=False) == []
+    assert baseline_lines(None, None, artifact, complete, written=True, gate_failed=False) == []

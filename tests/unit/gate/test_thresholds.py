@@ -27,7 +27,7 @@ from hypothesis import strategies as st
 from pytest_taguru.artifact.case import CaseBlock
 from pytest_taguru.artifact.evaluation import Distribution, Ratio
 from pytest_taguru.core.jsontext import dumps_compact, dumps_pretty
-from pytest_taguru.core.serde import parse_serde_float
+from pytest_taguru.core.serde_numbers import parse_serde_float
 from pytest_taguru.errors import UsageError
 from pytest_taguru.gate.file import Bound, ThresholdsParseError, parse_thresholds
 from pytest_taguru.gate.thresholds import (

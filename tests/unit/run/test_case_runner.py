@@ -64,7 +64,7 @@ def test_a_block_with_out_of_range_f32_scores_reaches_the_controller_unchanged(
     )
     controller = make_controller(tmp_path)
 
-    controller.record_case(CaseRunner.block_json(block))
+    controller.record_case(CaseRunner.transport(block))
 
     received = controller.blocks["c"]
     assert render_block(received) == render_block(block)

@@ -4,6 +4,7 @@
 against an in-process reference server where the network is needed.
 """
 
+import hashlib
 import io
 import json
 from collections.abc import Iterator
@@ -28,6 +29,7 @@ from pytest_taguru.run.controller import (
 from pytest_taguru.run.dataset import load_eval_set
 from pytest_taguru.run.server_access import mask_url
 from pytest_taguru.run.settings import Settings
+from pytest_taguru.run.shard import ShardPlan, ShardSpec
 from pytest_taguru.score.metrics import definitions
 from pytest_taguru.server.runner import ReferenceServer
 
@@ -90,7 +92,7 @@ def run_cases(controller: RunController, *case_ids: str) -> None:
     try:
         for case in controller.eval_set.cases:
             if case.case_id in case_ids:
-                controller.record_case(CaseRunner.block_json(runner.run_case(case)[0]))
+                controller.record_case(CaseRunner.transport(runner.run_case(case)[0]))
     finally:
         runner.close()
 
@@ -321,6 +323,66 @@ def test_an_empty_run_exits_5_and_writes_nothing(tmp_path: Path, server: Referen
     assert controller.gate_results[0].headline == "no case ran (0 of 3 cases)"
     assert not list(tmp_path.glob("evaluation*.json"))
     assert controller.closing_notice() is None
+
+
+def make_shard(tmp_path: Path, url: str, index: int) -> RunController:
+    """Shard ``index``/4 of the eval set: 1/4 holds ``one``, 3/4 ``two`` and ``three``."""
+    controller = make_controller(tmp_path, url, thresholds=AGGREGATE)
+    eval_path = Path(controller.settings.eval_path)
+    ids = [case.case_id for case in controller.eval_set.cases]
+    controller.shard = ShardPlan.of(ShardSpec(index, 4), ids, eval_path.read_bytes())
+    return controller
+
+
+def test_a_shard_writes_the_configured_artifact_and_leaves_the_aggregates_to_the_merge(
+    tmp_path: Path, server: ReferenceServer
+) -> None:
+    controller = make_shard(tmp_path, server.url, 3)
+    controller.start()
+    run_cases(controller, "two", "three")
+
+    assert controller.conclude(PYTEST_OK) == 0
+    [result] = controller.gate_results
+    reason = "shard 3/4 (2 of 3 cases): judged on the merged run (taguru-evaluate merge)"
+    assert (result.status, result.headline) == ("skipped", f"aggregate bounds not judged: {reason}")
+    artifact = json.loads((tmp_path / "evaluation.json").read_text(encoding="utf-8"))
+    assert artifact["inputs"]["shard"] == {
+        "index": 3,
+        "count": 4,
+        "eval_sha256": hashlib.sha256(EVAL.encode()).hexdigest(),
+        "case_ids": ["one", "two", "three"],
+    }
+    assert artifact["inputs"]["eval"]["cases"] == 3
+    assert [case["case_id"] for case in artifact["cases"]] == ["two", "three"]
+    assert "warnings" not in artifact
+    assert artifact["thresholds"]["aggregate_skipped"] == reason
+
+
+def test_gate_partial_judges_a_shard_on_its_own_cases(
+    tmp_path: Path, server: ReferenceServer
+) -> None:
+    controller = make_shard(tmp_path, server.url, 3)
+    controller.settings = controller.settings.model_copy(update={"gate_partial": True})
+    controller.start()
+    run_cases(controller, "two", "three")
+
+    assert controller.conclude(PYTEST_OK) == 3
+    assert controller.gate_results[0].headline == "recall.mrr 0.5 < min 0.9"
+
+
+def test_a_shard_that_left_its_own_cases_out_is_a_partial_run(
+    tmp_path: Path, server: ReferenceServer
+) -> None:
+    controller = make_shard(tmp_path, server.url, 3)
+    controller.start()
+    run_cases(controller, "two")
+
+    assert controller.conclude(PYTEST_OK) == 0
+    assert controller.gate_results[0].headline == (
+        "aggregate bounds not judged: partial run (1 of 2 cases) of shard 3/4 (2 of 3 cases)"
+    )
+    artifact = json.loads((tmp_path / "evaluation.partial.json").read_text(encoding="utf-8"))
+    assert artifact["warnings"][0].startswith("1 of 2 dataset case(s) did not run")
 
 
 def test_a_new_verdict_source_is_one_call(tmp_path: Path, server: ReferenceServer) -> None:

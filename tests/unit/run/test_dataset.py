@@ -8,7 +8,7 @@ import pytest
 
 from pytest_taguru.core.jsontext import to_f32
 from pytest_taguru.core.limits import U64_MAX
-from pytest_taguru.core.serde import int_to_f32
+from pytest_taguru.core.serde_numbers import int_to_f32
 from pytest_taguru.errors import UsageError
 from pytest_taguru.run.dataset import (
     DEFAULT_LIMIT,

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from pytest_taguru.core.jsontext import format_plain_f32, to_f32
 from pytest_taguru.core.limits import U32_MAX, U64_MAX
-from pytest_taguru.core.serde import int_to_f32
+from pytest_taguru.core.serde_numbers import int_to_f32
 from pytest_taguru.core.text import trim
 from pytest_taguru.core.textfile import split_lines
 from pytest_taguru.errors import UsageError

@@ -15,6 +15,7 @@ from pytest_taguru.run.flag_values import (
     RawOptions,
     check_flags,
     needs,
+    parse_concurrency,
     parse_exit_code,
     parse_positive_int,
     raw_options,
@@ -76,10 +77,17 @@ def test_what_a_missing_value_needs_in_taguru_words() -> None:
         "--max-tokens": "a positive integer",
         "--rerank": "a model name",
         "--serve": "a file path",
+        "--record": "a directory path",
+        "--replay": "a directory path",
         "--regression-exit-code": "an exit status 0..=255",
+        "--shard": "a shard I/N with 1 <= I <= N <= 10000, e.g. 2/3",
         "--timeout": "a number of seconds above 0, at most 86400",
         "--retries": "a whole number 0..=10",
         "--max-consecutive-failures": "a whole number (0 turns the rule off)",
+        "--slices": 'slice definitions, "name: glob [glob…]" per line',
+        "--slices-file": "a file path",
+        "--slice-thresholds": "a file path",
+        "--concurrency": "a whole number 1..=64",
         "--baseline": "a file path",
         "--inconclusive": "warn or fail",
         "--alpha": "a significance level between 0 and 1",
@@ -189,3 +197,13 @@ def test_exit_status_parser_agrees_with_rust_rules(text: str) -> None:
     else:
         with pytest.raises(UsageError, match=r"^--x needs an exit status 0..=255$"):
             parse_exit_code(text, "--x")
+
+
+@given(st.text(st.sampled_from("+-0123456789 _\u00b2"), max_size=4))
+def test_concurrency_parser_takes_1_to_64(text: str) -> None:
+    valid = re.fullmatch(r"\+?[0-9]+", text) is not None and 1 <= int(text) <= 64
+    if valid:
+        assert parse_concurrency(text, "--x") == int(text)
+    else:
+        with pytest.raises(UsageError, match=r"^--x needs a whole number 1..=64$"):
+            parse_concurrency(text, "--x")

@@ -202,3 +202,38 @@ def test_a_ratio_bound_outside_0_1_is_a_start_up_warning(files: Path) -> None:
         "taguru: evaluate: warning: pct.json: aggregate: 'recall.mrr': min 80 is outside 0..1, "
         "the range of a ratio: it can never hold (a percentage? write 0.8)",
     )
+
+
+# --- slices ------------------------------------------------------------------------------------
+
+
+def test_slices_and_their_gate_are_prepared_with_their_warnings(files: Path) -> None:
+    Path("st.json").write_text(
+        '{"taguru_slice_thresholds": 1, "slices": {"all": {"aggregate": '
+        '{"recall.mrr": {"min": 50}}}}}',
+        encoding="utf-8",
+    )
+    raw = RawOptions(
+        eval_path="eval.jsonl", slices="all: *\nnone: zzz", slice_thresholds="st.json"
+    )
+    prepared = prepare_run(raw, {})
+    assert prepared.slicing is not None
+    assert prepared.slicing.definitions.globs == {"all": ("*",), "none": ("zzz",)}
+    assert prepared.slicing.thresholds is not None
+    assert list(prepared.slicing.thresholds.file.slices) == ["all"]
+    assert prepared.startup_lines == (
+        "taguru: evaluate: warning: --taguru-slices: slice 'none' (zzz) matches no case id of "
+        "the eval set",
+        "taguru: evaluate: warning: st.json: slices.all.aggregate: 'recall.mrr': min 50 is "
+        "outside 0..1, the range of a ratio: it can never hold (a percentage? write 0.5)",
+    )
+    assert prepare_run(RawOptions(eval_path="eval.jsonl"), {}).slicing is None
+
+
+def test_slice_problems_come_after_the_thresholds_file(files: Path) -> None:
+    raw = RawOptions(
+        eval_path="eval.jsonl", thresholds="bad-thresholds.json", slices_file="missing.json"
+    )
+    assert message(raw).startswith("bad-thresholds.json: taguru_evaluate_thresholds must be 1")
+    raw = RawOptions(eval_path="eval.jsonl", slices_file="missing.json")
+    assert message(raw) == "cannot read missing.json: No such file or directory (os error 2)"

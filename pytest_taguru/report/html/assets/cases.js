@@ -76,10 +76,12 @@ function applyFilters() {
   const high = readNumber(byId("f-max"));
   const needle = byId("f-text").value.trim().toLowerCase();
   const ranged = column >= 0 && (low !== null || high !== null);
+  const inSlice = sliceFilter(COUNT);
   const out = new Int32Array(COUNT);
   let kept = 0;
   for (let i = 0; i < COUNT; i++) {
     if (!outcome[2](CASES.flags[i])) continue;
+    if (inSlice !== null && !inSlice[i]) continue;
     if (ranged) {
       const value = VALUES[column][i];
       if (Number.isNaN(value) || (low !== null && value < low) || (high !== null && value > high)) continue;
@@ -167,7 +169,7 @@ function initCases() {
   }
   byId("f-outcome").append(...OUTCOMES.map((o) => h("option", { value: o[0] }, o[1])));
   byId("f-metric").append(h("option", { value: "-1" }, "any"), ...CASES.columns.map((metric, j) => h("option", { value: j }, CASES.labels[j])));
-  for (const id of ["f-outcome", "f-metric"]) byId(id).addEventListener("change", applyFilters);
+  for (const id of ["f-outcome", "f-metric", "f-slice"]) byId(id).addEventListener("change", applyFilters);
   for (const id of ["f-min", "f-max", "f-text"]) byId(id).addEventListener("input", applyFilters);
   byId("filters").addEventListener("reset", () => setTimeout(applyFilters));
   byId("filters").addEventListener("submit", (event) => event.preventDefault());

@@ -1,12 +1,11 @@
-// Draw the page from the island. Slices (DATA.slices, built by report/html/island.py
-// slices_section) are drawn into #slices, with the slice filter #f-slice, once taguru_slices
-// defines them; until then the key is null and both stay hidden.
+// Draw the page from the island; the slices before the cases, whose filters read #f-slice.
 
 renderRun();
 renderGate();
 renderCards();
 renderCharts();
 renderBaseline();
+renderSlices();
 initCases();
 initDetail();
 document.documentElement.dataset.ready = "true";

@@ -62,7 +62,18 @@ def test_a_row_per_case_in_run_order_with_its_eval_line(run: SyntheticRun) -> No
     assert cases["id"] == [block.case_id for block in run.evaluation.cases]
     assert cases["query"] == [block.query for block in run.evaluation.cases]
     assert cases["line"] == [case.line for case in run.eval_set.cases]
-    assert cases["columns"] == list(CASE_SCOPED_METRICS)
+    assert cases["columns"] == [*CASE_SCOPED_METRICS, "label_coverage.judged_at_k"]
+    assert cases["labels"][-1] == "judged@k"
+
+
+def test_the_judged_at_k_column_is_each_cases_own(run: SyntheticRun) -> None:
+    expected = [
+        None if block.label_coverage is None or block.label_coverage.judged_at_k is None
+        else round(block.label_coverage.judged_at_k, 4)
+        for block in run.evaluation.cases
+    ]  # fmt: skip
+    assert column(island_of(run), "label_coverage.judged_at_k") == expected
+    assert any(value is not None and value < 1 for value in expected)
 
 
 def test_values_are_each_cases_own_rounded_to_four_decimals(run: SyntheticRun) -> None:
@@ -93,7 +104,7 @@ def test_dataset_cases_that_did_not_run_are_rows_too(run: SyntheticRun) -> None:
     cases = island["cases"]
     assert cases["id"][-1] == NOT_RUN_ID
     assert cases["flags"][-1] == NOT_RUN
-    assert all(column(island, metric)[-1] is None for metric in CASE_SCOPED_METRICS)
+    assert all(column(island, metric)[-1] is None for metric in cases["columns"])
     assert island_details(island)[-1] == {}
 
 
@@ -315,7 +326,7 @@ def test_histograms_count_each_cases_exact_value(run: SyntheticRun) -> None:
         assert item["counts"] == histogram(values)
 
 
-# --- baseline and slices ----------------------------------------------------------------------
+# --- baseline ------------------------------------------------------------------------------------
 
 
 def test_baseline_moves_come_from_compare(run: SyntheticRun) -> None:
@@ -347,10 +358,6 @@ def test_the_paired_statistics_join_the_baseline_section(run: SyntheticRun) -> N
         assert row[3:6] == [figure(item.mean_delta), *map(figure, item.interval)]
         assert row[8:] == [item.verdict, item.non_inferior, item.reason, figure(item.mde)]
     assert paired["notes"] == list(statistics.notes)
-
-
-def test_slices_are_not_defined_yet(run: SyntheticRun) -> None:
-    assert island_of(run)["slices"] is None
 
 
 # --- the text of the island ---------------------------------------------------------------------

@@ -249,7 +249,7 @@ def test_worked_example_4_3_scores_the_derived_hits() -> None:
     assert KURA_TEXT not in written and "杜氏は高瀬である" not in written
     assert '"candidate_id": "passage\\u0000sake\\u0000docs/kura.md\\u00000"' in written
     keys = list(read_json(written)["cases"][0])
-    assert keys[-3:] == ["evidence", "budget", "diversity_sources"]
+    assert keys[-4:] == ["evidence", "budget", "diversity_sources", "label_coverage"]
 
 
 def test_a_case_limit_of_ten_keeps_the_duplicate_locator() -> None:

@@ -1,0 +1,49 @@
+"""How a JSON text is shaped, found without parsing it: how deep it nests and how many object
+members it holds; and how many distinct keys a parsed document holds.
+
+The reader (``core/serde``) uses these to take Python's parser without hooks on a document
+that is shallow enough and, where it matters, repeats no key. Both scans are linear, in C
+where it counts (bytes operations, numpy), and iterative.
+"""
+
+import re
+from typing import Any
+
+import numpy
+
+_NOT_STRUCTURE = bytes(sorted(set(range(256)) - set(b'[]{}":')))
+_STRING = re.compile(rb'"[^"]*"')
+_OPENS = numpy.zeros(256, dtype=numpy.int64)
+_OPENS[list(b"[{")] = 1
+_OPENS[list(b"]}")] = -1
+
+
+def structure(text: str) -> tuple[int, int]:
+    """``(members, depth)``: the ``:`` outside strings (one per object member) and the deepest
+    nesting of arrays and objects (a top-level container is depth 1).
+
+    Escaped backslashes, then escaped quotes, are removed first: what is left of a string is
+    its two quotes with brackets perhaps between, which go with it. Exact for a text that
+    parses; for one that does not, exact up to its first syntax error (a backslash outside a
+    string is one), which is as far as a parser reads.
+    """
+    unescaped = text.replace("\\\\", "").replace('\\"', "")
+    structural = unescaped.encode("utf-8", "surrogatepass").translate(None, _NOT_STRUCTURE)
+    kept = _STRING.sub(b"", structural)
+    members = kept.count(b":")
+    steps = _OPENS[numpy.frombuffer(kept, dtype=numpy.uint8)]
+    depth = int(numpy.cumsum(steps).max()) if len(steps) else 0
+    return members, depth
+
+
+def distinct_keys(document: Any) -> int:
+    """The number of keys of every object in a parsed document, summed (iterative)."""
+    total = 0
+    pending = [document] if isinstance(document, dict | list) else []
+    while pending:
+        value = pending.pop()
+        items = value.values() if isinstance(value, dict) else value
+        if isinstance(value, dict):
+            total += len(value)
+        pending += [item for item in items if isinstance(item, dict | list)]
+    return total

@@ -1,0 +1,111 @@
+"""The prefetch window: the next cases' requests in flight while pytest runs the current item.
+
+A run spends nearly all of its time waiting for answers, one request at a time. With
+``--taguru-concurrency N`` the process keeps the current case and the next ``N - 1`` cases
+(in the order pytest will run them) started on ``N`` threads; each case still sends its own
+requests one after another, in the specification's order, and its result waits until pytest
+runs its item. Which keys come next is the caller's business (``pipeline``); this module only
+keeps the window: bounded, in order, and cancelled when the plan changes or the run stops.
+
+The threads are daemon threads: an interrupted run abandons a request in flight instead of
+waiting out its deadline at interpreter exit (every request is a read, so nothing is left
+half-done on the server).
+"""
+
+import queue
+import threading
+from collections.abc import Callable, Hashable, Iterable
+from concurrent.futures import Future
+from functools import partial
+from itertools import islice
+from typing import Any, Generic, TypeVar
+
+Key = TypeVar("Key", bound=Hashable)
+Result = TypeVar("Result")
+
+Submit = Callable[[Callable[[], Result]], "Future[Result]"]
+
+
+class LaneThreads:
+    """``size`` daemon threads taking jobs in submission order (started on first use)."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._jobs: queue.SimpleQueue[tuple[Future[Any], Callable[[], Any]] | None] = (
+            queue.SimpleQueue()
+        )
+        self._threads: list[threading.Thread] = []
+        self._lock = threading.Lock()
+
+    def submit(self, job: Callable[[], Result]) -> "Future[Result]":
+        future: Future[Result] = Future()
+        with self._lock:
+            if len(self._threads) < self.size:
+                thread = threading.Thread(target=self._work, name="taguru-case", daemon=True)
+                self._threads.append(thread)
+                thread.start()
+        self._jobs.put((future, job))
+        return future
+
+    def _work(self) -> None:
+        while (entry := self._jobs.get()) is not None:
+            future, job = entry
+            if not future.set_running_or_notify_cancel():
+                continue  # cancelled before it started
+            try:
+                future.set_result(job())
+            except BaseException as error:  # handed to whoever takes the result
+                future.set_exception(error)
+
+    def shutdown(self) -> None:
+        """Let every thread end after its current job (never waited for)."""
+        with self._lock:
+            for _ in self._threads:
+                self._jobs.put(None)
+            self._threads.clear()
+
+
+class PrefetchWindow(Generic[Key, Result]):
+    """At most ``size`` keys started and not yet taken, the first of the planned order.
+
+    ``job(key)`` computes a key's result on whatever ``submit`` runs it on (``LaneThreads``,
+    or a hand-driven executor in tests). A key is started once; its result is :meth:`take`\\ n
+    once. A key that drops out of the plan is cancelled (if it has not started; a started one
+    is left to finish, its result unread).
+    """
+
+    def __init__(self, size: int, job: Callable[[Key], Result], submit: Submit[Result]) -> None:
+        self.size = size
+        self._job = job
+        self._submit = submit
+        self._started: dict[Key, Future[Result]] = {}
+        self.closed = False
+
+    def __len__(self) -> int:
+        return len(self._started)
+
+    def plan(self, upcoming: Iterable[Key]) -> None:
+        """Make the window the first ``size`` keys of ``upcoming`` (the order they will be
+        taken in): start the new ones in that order, cancel those no longer among them."""
+        if self.closed:
+            return
+        wanted = list(islice(upcoming, self.size))
+        kept = set(wanted)
+        for key in [key for key in self._started if key not in kept]:
+            self._started.pop(key).cancel()
+        for key in wanted:
+            if key not in self._started:
+                self._started[key] = self._submit(partial(self._job, key))
+
+    def take(self, key: Key) -> "Future[Result] | None":
+        """The started computation of ``key`` (it leaves the window), or ``None`` when it was
+        not started: the caller computes it itself."""
+        return self._started.pop(key, None)
+
+    def close(self) -> None:
+        """Start nothing more; cancel what has not started (a key already started, or done,
+        can still be taken: it is what happened)."""
+        self.closed = True
+        for key, future in list(self._started.items()):
+            if future.cancel():
+                del self._started[key]
