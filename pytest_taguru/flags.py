@@ -15,9 +15,10 @@ only when a run is requested.
 
 import os
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-import pytest
+if TYPE_CHECKING:  # the console script reads the table without importing pytest
+    import pytest
 
 FlagValues = dict[str, str | bool | None]
 """Option ``dest`` → the value as given (command line over ini); None when not given."""
@@ -341,7 +342,7 @@ OPTIONS = {spec.name: spec for spec in OPTION_SPECS}
 """The table by name."""
 
 
-def add_options(parser: pytest.Parser) -> None:
+def add_options(parser: "pytest.Parser") -> None:
     """Declare every flag (default None, so "typed" is detectable) and its ini key."""
     group = parser.getgroup("taguru", "taguru retrieval & citation quality gate")
     for spec in OPTION_SPECS:
@@ -358,7 +359,7 @@ def add_options(parser: pytest.Parser) -> None:
             parser.addini(spec.ini, help_text, type="string", default="")
 
 
-def _ini_value(config: pytest.Config, spec: OptionSpec) -> str | None:
+def _ini_value(config: "pytest.Config", spec: OptionSpec) -> str | None:
     value = str(config.getini(spec.ini) or "").strip()
     if not value:
         return None
@@ -369,14 +370,14 @@ def _ini_value(config: pytest.Config, spec: OptionSpec) -> str | None:
     return value
 
 
-def typed_flags(config: pytest.Config) -> frozenset[str]:
+def typed_flags(config: "pytest.Config") -> frozenset[str]:
     """The names of the flags typed on the command line (not taken from the ini file)."""
     return frozenset(
         spec.name for spec in OPTION_SPECS if config.getoption(spec.dest) is not None
     )
 
 
-def given_flags(config: pytest.Config) -> FlagValues | None:
+def given_flags(config: "pytest.Config") -> FlagValues | None:
     """The ``--taguru-*`` values (command line over ini), or None when the plugin is inert.
 
     The plugin is inert when no eval file is named anywhere and no ``--taguru-*`` flag was
