@@ -68,7 +68,7 @@ from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from itertools import accumulate
 from typing import Any, Literal
 
-from pytest_taguru.core.json_shape import distinct_keys, structure
+from pytest_taguru.core.json_shape import distinct_keys, has_digit_run, structure
 from pytest_taguru.core.serde_numbers import (
     exact_integer,
     parse_int,
@@ -273,9 +273,15 @@ def read_json(
 
 
 _UNREAD = object()
-_INTEGER_HOOK_NEEDED = re.compile(r"-0(?![0-9.eE])|[0-9]{19}")
-"""A ``-0``, or a literal that may not fit i64/u64 (strings searched too: only ever a detour);
-without either, Python reads every integer as serde does."""
+_NEGATIVE_ZERO = re.compile(r"-0(?![0-9.eE])")
+
+
+def _integer_hook_needed(text: str) -> bool:
+    """A ``-0``, or a literal that may not fit i64/u64 (19 digits in a row; strings searched
+    too: only ever a detour); without either, Python reads every integer as serde does."""
+    return ("-0" in text and _NEGATIVE_ZERO.search(text) is not None) or has_digit_run(text, 19)
+
+
 _NATIVE_INTEGERS = {
     roundtrip: json.JSONDecoder(parse_float=_float_hook(roundtrip), parse_constant=_refuse_constant)
     for roundtrip in (False, True)
@@ -297,14 +303,14 @@ def _read_plainly(
             return _UNREAD
     decoder = (
         _PLAIN_DECODERS[exact_wide_integers, float_roundtrip]
-        if _INTEGER_HOOK_NEEDED.search(text)
+        if _integer_hook_needed(text)
         else _NATIVE_INTEGERS[float_roundtrip]
     )
     try:
         document = decoder.decode(text)
     except (ValueError, _Constant):  # a syntax error, an overflowing number
         return _UNREAD
-    if members is not None and distinct_keys(document) != members and objects != "last_wins":
+    if objects != "last_wins" and members is not None and distinct_keys(document) != members:
         return _UNREAD
     return document
 

@@ -28,6 +28,8 @@ def parse_serde_float(text: str) -> float:
     15 digits and the power is at most 10**22 (a score, a latency). Other numbers take the
     step-by-step path.
     """
+    if len(text) <= _EXACT_SIGNIFICAND_DIGITS + 1 and "e" not in text and "E" not in text:
+        return float(text)  # a "." among at most 16 characters: at most 15 digits
     short = _SHORT_NUMBER.fullmatch(text)
     if short is not None:
         whole, fraction = short.group(1), short.group(2) or ""

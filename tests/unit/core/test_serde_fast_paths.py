@@ -209,3 +209,28 @@ def test_a_deep_document_is_refused_with_its_place() -> None:
     text = "[" * 100_000 + "]" * 100_000
     with pytest.raises(SerdeError, match="recursion limit exceeded at line 1 column 128"):
         read_json(text, objects="last_wins")
+
+
+@given(st.text(alphabet="0123456789-. a\u00e9\"", max_size=60), st.integers(1, 25))
+def test_a_digit_run_is_found_as_a_regex_finds_it(text: str, length: int) -> None:
+    import re
+
+    from pytest_taguru.core.json_shape import has_digit_run
+
+    assert has_digit_run(text, length) == (re.search(f"[0-9]{{{length}}}", text) is not None)
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("[18446744073709551616]", [18446744073709551616.0]),
+        ("[-0]", [-0.0]),
+        ('{"a": -0, "b": 1}', {"a": -0.0, "b": 1}),
+        ("[9223372036854775807, -9223372036854775808]", [2**63 - 1, -(2**63)]),
+        ("[-0.5, -0e1, 12]", [-0.5, -0.0, 12]),
+    ],
+)
+def test_integers_past_i64_and_negative_zero_still_take_the_hook(text: str, value: Any) -> None:
+    read = read_json(text, objects="last_wins")
+    assert read == value
+    assert json.dumps(read) == json.dumps(value)  # -0.0 stays a float, wide ints floats
