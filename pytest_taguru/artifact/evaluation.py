@@ -22,6 +22,7 @@ from pydantic import BaseModel, Field, model_validator
 from pytest_taguru.artifact.assembly import BudgetInput
 from pytest_taguru.artifact.base import OWN_EXTENSION, ArtifactModel
 from pytest_taguru.artifact.case import CaseBlock
+from pytest_taguru.core.bulk import collector_paused
 from pytest_taguru.core.jsontext import F32_FIELD, WRITE_NULL, Float32, Rendered, write_pretty
 from pytest_taguru.core.serde import SerdeError, read_json
 
@@ -444,17 +445,24 @@ class ArtifactError(ValueError):
 
 
 def parse_evaluation(
-    text: str | bytes, *, origin: str = "evaluation.json", float_roundtrip: bool = False
+    text: str | bytes,
+    *,
+    origin: str = "evaluation.json",
+    float_roundtrip: bool = False,
+    summaries: bool = False,
 ) -> Evaluation:
     """Read an artifact as taguru does (``core/serde``; bytes are UTF-8), range
-    ``1..=ARTIFACT_VERSION``; ``float_roundtrip`` reads every float exactly as written."""
+    ``1..=ARTIFACT_VERSION``; ``float_roundtrip`` reads every float exactly as written;
+    ``summaries`` reads each case as its summary (``artifact.case.case_summary``: the hits and
+    the search plan skipped, never typed), all a gate reads of it."""
     try:
-        data = read_json(
-            text if isinstance(text, str) else text.decode("utf-8"),
-            exact_wide_integers=True,
-            objects="last_wins",  # the lenient models read any object as a map
-            float_roundtrip=float_roundtrip,
-        )
+        with collector_paused():
+            data = read_json(
+                text if isinstance(text, str) else text.decode("utf-8"),
+                exact_wide_integers=True,
+                objects="last_wins",  # the lenient models read any object as a map
+                float_roundtrip=float_roundtrip,
+            )
     except (UnicodeDecodeError, SerdeError) as error:
         raise ArtifactError(f"{origin}: not JSON: {error}") from error
     if not isinstance(data, dict):
@@ -467,7 +475,19 @@ def parse_evaluation(
             f"{origin}: taguru_evaluation {stamp!r} is outside the readable range "
             f"1..={ARTIFACT_VERSION}"
         )
+    if summaries:
+        _skip_hits(data.get("cases"))
     try:
-        return Evaluation.model_validate(data)
+        with collector_paused():
+            return Evaluation.model_validate(data)
     except ValueError as error:
         raise ArtifactError(f"{origin}: not a readable evaluation artifact: {error}") from error
+
+
+def _skip_hits(cases: Any) -> None:
+    """Drop each case's hits and search plan from a parsed document, before it is typed."""
+    for case in cases if isinstance(cases, list) else ():
+        passage = case.get("passage") if isinstance(case, dict) else None
+        if isinstance(passage, dict):
+            passage.pop("hits", None)
+            passage.pop("plan", None)

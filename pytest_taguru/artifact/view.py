@@ -32,6 +32,7 @@ from pydantic import (
 from pytest_taguru.artifact.base import OWN_EXTENSION
 from pytest_taguru.artifact.evaluation import ARTIFACT_VERSION
 from pytest_taguru.artifact.extras import NO_EXTRAS, RunExtras, run_extras
+from pytest_taguru.core.bulk import collector_paused
 from pytest_taguru.core.limits import U64
 from pytest_taguru.core.serde import (
     JsonObject,
@@ -270,8 +271,9 @@ def read_run(text: str, path: str) -> LoadedRun:
     """
     try:
         # A skipped, unknown field may hold a lone surrogate: only the strings read are checked.
-        document = read_json(text, check_strings=False, objects="pairs_if_repeated")
-        view = EvaluationView.model_validate(document)
+        with collector_paused():
+            document = read_json(text, check_strings=False, objects="pairs_if_repeated")
+            view = EvaluationView.model_validate(document)
     except ValidationError as error:
         raise RunReadError(f"{path}: malformed evaluation.json: {serde_message(error)}") from None
     except SerdeError as error:

@@ -111,10 +111,15 @@ def _parser(out: TextIO) -> _Parser:
     return parser
 
 
-def read_artifact(path: str, *, float_roundtrip: bool = False) -> Evaluation:
+def read_artifact(
+    path: str, *, float_roundtrip: bool = False, summaries: bool = False
+) -> Evaluation:
     """The artifact at ``path`` (``parse_evaluation``); any failure is a ``UsageError``."""
     try:
-        return parse_evaluation(read_input(path), origin=path, float_roundtrip=float_roundtrip)
+        text = read_input(path)
+        return parse_evaluation(
+            text, origin=path, float_roundtrip=float_roundtrip, summaries=summaries
+        )
     except ArtifactError as error:
         raise UsageError(str(error)) from error
 
@@ -209,7 +214,7 @@ def run_gate(
     thresholds: Thresholds | None = None
     sliced: SliceGateReport | None = None
     try:
-        evaluation = read_artifact(args.evaluation)
+        evaluation = read_artifact(args.evaluation, summaries=True)  # a gate reads no hit
         if args.thresholds is not None:
             thresholds = _thresholds(evaluation, args.thresholds, err)
         if args.slice_thresholds is not None:

@@ -234,3 +234,32 @@ def test_integers_past_i64_and_negative_zero_still_take_the_hook(text: str, valu
     read = read_json(text, objects="last_wins")
     assert read == value
     assert json.dumps(read) == json.dumps(value)  # -0.0 stays a float, wide ints floats
+
+
+structural_text = st.text(alphabet='[]{}":,\\ab', max_size=6)
+structured_values = st.recursive(
+    st.none() | st.integers() | structural_text,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(structural_text, inner, max_size=4),
+    max_leaves=30,
+)
+
+
+def walked_shape(value: Any) -> tuple[int, int]:
+    """(members, depth) by walking the parsed value (the scan's reference)."""
+    if isinstance(value, dict):
+        inner = [walked_shape(item) for item in value.values()]
+        return len(value) + sum(m for m, _ in inner), 1 + max((d for _, d in inner), default=0)
+    if isinstance(value, list):
+        inner = [walked_shape(item) for item in value]
+        return sum(m for m, _ in inner), 1 + max((d for _, d in inner), default=0)
+    return 0, 0
+
+
+@settings(max_examples=500)
+@given(structured_values, st.booleans())
+def test_the_shape_scan_counts_what_a_walk_counts(value: Any, compact: bool) -> None:
+    from pytest_taguru.core.json_shape import structure
+
+    separators = (",", ":") if compact else (", ", ": ")
+    text = json.dumps(value, separators=separators, ensure_ascii=False)
+    assert structure(text) == walked_shape(value)
