@@ -1,10 +1,13 @@
 """The errors every layer raises when a run must end, each carrying its process exit status.
 
 The message is what the user reads (without the ``taguru: evaluate: `` prefix the caller
-adds); it never contains a bearer token or URL userinfo.
+adds, :data:`PREFIX`); it never contains a bearer token or URL userinfo.
 """
 
 from typing import ClassVar
+
+PREFIX = "taguru: evaluate: "
+"""What begins every line the run prints on stderr, as taguru's ``evaluate`` verb does."""
 
 
 class TaguruError(Exception):
@@ -45,3 +48,16 @@ class RunError(TaguruError):
 
 class UnreachableError(RunError):
     """``GET /health`` failed: the server address may be mistyped (see ``hints``)."""
+
+
+def error_line(error: TaguruError) -> str:
+    """The stderr line of an error that ends the run: ``taguru: evaluate: <message>``, or
+    taguru's generic ``taguru: <message>`` for a config-file error (evaluate-run.md §1.3)."""
+    if isinstance(error, ConfigFileError):
+        return f"taguru: {error.message}"
+    return f"{PREFIX}{error.message}"
+
+
+def error_lines(error: TaguruError) -> list[str]:
+    """The error's own line, then its hints (``taguru: evaluate: hint: …``)."""
+    return [error_line(error), *(f"{PREFIX}hint: {hint}" for hint in error.hints)]

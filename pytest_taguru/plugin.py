@@ -77,7 +77,7 @@ def pytest_cmdline_main(config: pytest.Config) -> int | None:
         if eval_selection(config, eval_file, typed) == "not selected":
             return None
     # Imported only now: an inert plugin must not cost its users the run machinery's imports.
-    from pytest_taguru.errors import TaguruError
+    from pytest_taguru.errors import TaguruError, error_lines
     from pytest_taguru.run import controller as run
     from pytest_taguru.run.flag_values import raw_options
     from pytest_taguru.run.prepare import prepare_run
@@ -86,7 +86,7 @@ def pytest_cmdline_main(config: pytest.Config) -> int | None:
     try:
         prepared = prepare_run(raw_options(values, typed), with_baseline=not worker)
     except TaguruError as error:
-        print(*error.preceding, *run.error_lines(error), sep="\n", file=sys.stderr)
+        print(*error.preceding, *error_lines(error), sep="\n", file=sys.stderr)
         return error.exit_code
     config.stash[PREPARED_KEY] = prepared
     if worker or not runs_tests(config):

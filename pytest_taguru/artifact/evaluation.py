@@ -1,21 +1,15 @@
-"""``evaluation.json``: its top-level models and metric values in writer order, the writer
-and the range-accepting reader.
+"""``evaluation.json``: its top-level models and metric values in writer order, and the
+range-accepting reader.
 
 Absent versus null is decided here, once: an optional field whose value is ``None`` is left
 out of the file, unless its annotation carries ``WRITE_NULL``, in which case it is written as
-``null``. Fields marked ``F32_FIELD`` are written as shortest 32-bit decimals. Every model reads
-leniently (unknown keys ignored, missing keys defaulted), as taguru's own reader does. A case's
-block lives in ``artifact/case`` and the assembly blocks in ``artifact/assembly``.
-Specification: ``evaluate-run.md`` §6.1, §7.
+``null``. Fields marked ``F32_FIELD`` are written as shortest 32-bit decimals (the writer,
+``artifact/writing``, applies both). Every model reads leniently (unknown keys ignored, missing
+keys defaulted), as taguru's own reader does. A case's block lives in ``artifact/case`` and the
+assembly blocks in ``artifact/assembly``. Specification: ``evaluate-run.md`` §6.1, §7.
 """
 
-import errno
-import os
-import tempfile
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
-from pathlib import Path
-from typing import Annotated, Any, BinaryIO
+from typing import Annotated, Any
 
 from pydantic import BaseModel, Field, model_validator
 
@@ -23,7 +17,7 @@ from pytest_taguru.artifact.assembly import BudgetInput
 from pytest_taguru.artifact.base import OWN_EXTENSION, ArtifactModel
 from pytest_taguru.artifact.case import CaseBlock
 from pytest_taguru.core.bulk import collector_paused
-from pytest_taguru.core.jsontext import F32_FIELD, WRITE_NULL, Float32, Rendered, write_pretty
+from pytest_taguru.core.jsontext import WRITE_NULL
 from pytest_taguru.core.serde import SerdeError, read_json
 
 ARTIFACT_VERSION = 1
@@ -249,195 +243,7 @@ class Evaluation(ArtifactModel):
         return None if value is None else value.headline
 
 
-# --- writing and reading ---------------------------------------------------------------------
-
-
-_FieldPlan = tuple[tuple[str, bool, bool], ...]
-_PLANS: dict[type[BaseModel], _FieldPlan] = {}
-
-
-def _field_plan(model: type[BaseModel]) -> _FieldPlan:
-    """``(name, is_f32, writes_null)`` of each written field of ``model``, in writer order."""
-    plan = _PLANS.get(model)
-    if plan is None:
-        plan = _PLANS[model] = tuple(
-            (name, F32_FIELD in field.metadata, WRITE_NULL in field.metadata)
-            for name, field in model.model_fields.items()
-            if not field.exclude  # in-process only (e.g. a hit's text), never written
-        )
-    return plan
-
-
-def written_members(value: Any) -> list[tuple[str, Any]] | None:
-    """The written key/value pairs of a model in writer order, applying the absent/null and
-    f32 rules of its fields (``None`` for a value that is not a model)."""
-    if not isinstance(value, BaseModel):
-        return None
-    pairs: list[tuple[str, Any]] = []
-    fields = value.__dict__
-    for name, is_f32, writes_null in _field_plan(type(value)):
-        item = fields[name]
-        if item is None:
-            if writes_null:
-                pairs.append((name, None))
-        elif is_f32 and isinstance(item, float):
-            pairs.append((name, Float32(item)))
-        else:
-            pairs.append((name, item))
-    return pairs
-
-
-def to_jsonable(value: Any) -> Any:
-    """Plain JSON data in writer order, applying the absent/null and f32 rules of the models."""
-    pairs = written_members(value)
-    if pairs is not None:
-        return {name: to_jsonable(item) for name, item in pairs}
-    if isinstance(value, dict):
-        return {key: to_jsonable(item) for key, item in value.items()}
-    if isinstance(value, list | tuple):
-        return [to_jsonable(item) for item in value]
-    return value
-
-
-CASE_PAD = "    "
-"""A case block's indentation in ``evaluation.json`` (an item of the top-level ``cases``)."""
-
-
-def case_text(block: CaseBlock) -> str:
-    """A case block's exact text in ``evaluation.json``, for its place in ``cases``."""
-    pieces: list[str] = []
-    write_pretty(block, pieces.append, CASE_PAD, written_members)
-    return "".join(pieces)
-
-
-def read_case_text(text: str) -> CaseBlock:
-    """A case block read back from :func:`case_text` as the artifact reader reads it (a
-    ``null`` score is NaN)."""
-    return CaseBlock.model_validate(
-        read_json(text, exact_wide_integers=True, objects="last_wins")
-    )
-
-
-def render_pieces(
-    evaluation: Evaluation, emit: Callable[[str], object], case_texts: Iterable[str] = ()
-) -> None:
-    """The exact text of ``evaluation.json`` (no trailing newline), handed to ``emit`` piece by
-    piece, straight from the models: nothing of the whole document is built in memory.
-
-    ``case_texts``, when given, are the cases' :func:`case_text`, in order, written in place
-    of ``evaluation.cases`` (read one at a time, as they are written).
-    """
-    members = written_members
-    if case_texts != ():
-        texts = (Rendered(text) for text in case_texts)
-
-        def members(value: Any) -> list[tuple[str, Any]] | None:
-            pairs = written_members(value)
-            if value is not evaluation or pairs is None:
-                return pairs
-            return [(key, texts if key == "cases" else item) for key, item in pairs]
-
-    write_pretty(evaluation, emit, members=members)
-
-
-def render(evaluation: Evaluation) -> str:
-    """The exact text of ``evaluation.json`` (no trailing newline)."""
-    pieces: list[str] = []
-    render_pieces(evaluation, pieces.append)
-    return "".join(pieces)
-
-
-class _Spool:
-    """Collects pieces of text and writes them to a binary file as UTF-8 in large blocks."""
-
-    BLOCK = 1 << 16
-
-    def __init__(self, handle: BinaryIO) -> None:
-        self.handle = handle
-        self.pieces: list[str] = []
-        self.size = 0
-
-    def emit(self, piece: str) -> None:
-        self.pieces.append(piece)
-        self.size += len(piece)
-        if self.size >= self.BLOCK:
-            self.flush()
-
-    def flush(self) -> None:
-        self.handle.write("".join(self.pieces).encode("utf-8"))
-        self.pieces.clear()
-        self.size = 0
-
-
-def write_evaluation(
-    path: str | os.PathLike[str], evaluation: Evaluation, case_texts: Iterable[str] = ()
-) -> None:
-    """Write :func:`render_pieces`' text to ``path`` as :func:`write_atomic` does, streamed."""
-    write_atomic(path, lambda emit: render_pieces(evaluation, emit, case_texts))
-
-
-@dataclass(frozen=True)
-class ArtifactSource:
-    """A finished run's artifact, kept as its parts (the evaluation with its cases' summaries,
-    and a way to read the cases' exact texts again) so it is only built whole on demand."""
-
-    evaluation: Evaluation
-    case_texts: Callable[[], Iterable[str]]
-
-    def text(self) -> str:
-        """The exact text of ``evaluation.json``."""
-        pieces: list[str] = []
-        render_pieces(self.evaluation, pieces.append, self.case_texts())
-        return "".join(pieces)
-
-    def write(self, path: str | os.PathLike[str]) -> None:
-        """Write it to ``path``, streamed (:func:`write_evaluation`)."""
-        write_evaluation(path, self.evaluation, self.case_texts())
-
-
-def _current_umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
-
-
-def write_atomic(
-    path: str | os.PathLike[str], text: str | Callable[[Callable[[str], object]], None]
-) -> None:
-    """Write ``text`` to ``path`` through a temporary file and a rename; ``text`` may be a
-    writer that hands its pieces to the ``emit`` it is given (see :func:`write_evaluation`).
-
-    A file already at ``path`` survives any failure. The parent directory must exist.
-    """
-    target = Path(path)
-    fd, temp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    try:
-        # mkstemp creates the file 0600; the artifact gets the mode an ordinary file would.
-        os.fchmod(fd, 0o666 & ~_current_umask())
-        with os.fdopen(fd, "wb") as handle:  # bytes: no newline translation on any platform
-            if isinstance(text, str):
-                handle.write(text.encode("utf-8"))
-            else:
-                spool = _Spool(handle)
-                text(spool.emit)
-                spool.flush()
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temp, target)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise
-
-
-def probe_writable(path: str | os.PathLike[str]) -> None:
-    """Raise the ``OSError`` :func:`write_atomic` would meet at ``path``, before the run: the
-    directory must take a new file and ``path`` must not be a directory. Leaves nothing."""
-    target = Path(path)
-    if target.is_dir():
-        raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(target))
-    fd, temp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".probe", dir=target.parent)
-    os.close(fd)
-    Path(temp).unlink(missing_ok=True)
+# --- reading ---------------------------------------------------------------------------------
 
 
 class ArtifactError(ValueError):

@@ -141,8 +141,8 @@ def run_import_dir(argv: Sequence[str]) -> int:
     stream: one source per file, named by its path below DOCS; paragraphs split as taguru
     splits them; Markdown headings as section markers; front-matter 'page:' and form feeds as
     page locators. Deterministic; loads into taguru and the reference server."""
-    from pytest_taguru.artifact.evaluation import write_atomic
     from pytest_taguru.authoring.import_dir import import_dir
+    from pytest_taguru.core.atomic_file import write_atomic
     from pytest_taguru.core.textfile import os_error_text
 
     args = _parse(run_import_dir, argv, _import_dir_arguments)
@@ -285,7 +285,7 @@ def _read_eval(path: str) -> "tuple[str, EvalSet]":
 
 def _write(path: str, text: str) -> None:
     """``text`` to ``path`` (``-``: stdout), atomically; a failed write is exit 1."""
-    from pytest_taguru.artifact.evaluation import write_atomic
+    from pytest_taguru.core.atomic_file import write_atomic
     from pytest_taguru.core.textfile import os_error_text
 
     if path == "-":

@@ -18,7 +18,6 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Literal
 
-from pytest_taguru.artifact.evaluation import write_atomic
 from pytest_taguru.artifact.view import LoadedRun, RunReadError, read_run
 from pytest_taguru.cli.arguments import PREFIX, PROG, ArgumentError, ValueFlag, scan
 from pytest_taguru.compare.classify import compare, regressions
@@ -34,6 +33,7 @@ from pytest_taguru.compare.significance import (
 )
 from pytest_taguru.compare.stats_render import statistics_record, terminal_lines, verdict_line
 from pytest_taguru.compare.verdicts import paired_statistics
+from pytest_taguru.core.atomic_file import write_atomic
 from pytest_taguru.core.jsontext import dumps_compact
 from pytest_taguru.core.textfile import UnreadableFile, os_error_text, read_utf8
 from pytest_taguru.errors import RunError, UsageError

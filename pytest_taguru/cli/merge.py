@@ -7,10 +7,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TextIO
 
-from pytest_taguru.artifact.evaluation import Evaluation, render, write_atomic
+from pytest_taguru.artifact.evaluation import Evaluation
+from pytest_taguru.artifact.writing import render
 from pytest_taguru.cli.arguments import PREFIX, PROG, ArgumentError, ValueFlag, scan
 from pytest_taguru.cli.compare import display_path
 from pytest_taguru.cli.gate import read_artifact, show_verdict
+from pytest_taguru.core.atomic_file import write_atomic
 from pytest_taguru.core.textfile import os_error_text
 from pytest_taguru.errors import RunError, UsageError
 from pytest_taguru.flags import DEFAULT_REGRESSION_EXIT_CODE, OPTIONS

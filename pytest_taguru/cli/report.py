@@ -6,7 +6,7 @@ import os
 import sys
 from dataclasses import dataclass
 
-from pytest_taguru.artifact.evaluation import ArtifactError, parse_evaluation, write_atomic
+from pytest_taguru.artifact.evaluation import ArtifactError, parse_evaluation
 from pytest_taguru.artifact.view import RunReadError, read_run
 from pytest_taguru.cli.arguments import PREFIX, PROG, ArgumentError, ValueFlag, scan
 from pytest_taguru.cli.compare import (
@@ -18,6 +18,7 @@ from pytest_taguru.cli.compare import (
 from pytest_taguru.compare.classify import compare
 from pytest_taguru.compare.significance import DEFAULT_ALPHA, NO_TOLERANCE, Tolerances
 from pytest_taguru.compare.verdicts import paired_statistics
+from pytest_taguru.core.atomic_file import write_atomic
 from pytest_taguru.core.textfile import UnreadableFile, os_error_text, read_utf8
 from pytest_taguru.errors import RunError, UsageError
 from pytest_taguru.report.html.island import ReportInputs

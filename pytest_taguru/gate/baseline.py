@@ -20,8 +20,8 @@ completed and its gate passed (``baseline_lines``).
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from pytest_taguru.artifact.evaluation import ArtifactSource, render
 from pytest_taguru.artifact.view import LoadedRun, RunReadError, read_run
+from pytest_taguru.artifact.writing import ArtifactSource, render
 from pytest_taguru.compare.comparability import RunQuestion, comparability_problems, question_of
 from pytest_taguru.compare.significance import (
     DEFAULT_ALPHA,

@@ -18,7 +18,8 @@ from typing import TYPE_CHECKING, Literal, Protocol
 from pytest_taguru.gate.thresholds import GateReport, Violation
 
 if TYPE_CHECKING:
-    from pytest_taguru.artifact.evaluation import ArtifactSource, Evaluation
+    from pytest_taguru.artifact.evaluation import Evaluation
+    from pytest_taguru.artifact.writing import ArtifactSource
     from pytest_taguru.run.partial import RunCoverage
 
 GateStatus = Literal["passed", "failed", "skipped"]

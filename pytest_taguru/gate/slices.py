@@ -15,7 +15,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from pytest_taguru.artifact.evaluation import SliceCard, to_jsonable
+from pytest_taguru.artifact.evaluation import SliceCard
+from pytest_taguru.artifact.writing import to_jsonable
 from pytest_taguru.core.jsontext import WRITE_NULL
 from pytest_taguru.gate.results import FinishedRun, GateResult, first_of, violation_line
 from pytest_taguru.gate.slice_file import SliceThresholds

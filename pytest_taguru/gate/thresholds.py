@@ -17,7 +17,8 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict
 
 from pytest_taguru.artifact.case import CaseBlock
-from pytest_taguru.artifact.evaluation import Evaluation, to_jsonable
+from pytest_taguru.artifact.evaluation import Evaluation
+from pytest_taguru.artifact.writing import to_jsonable
 from pytest_taguru.core.jsontext import WRITE_NULL, format_plain
 from pytest_taguru.core.suggest import BOM, bom_hint
 from pytest_taguru.core.textfile import os_error_text

@@ -5,6 +5,7 @@ come from ``gate_report``. Lines keep taguru's own wording so logs read the same
 """
 
 from pytest_taguru.artifact.evaluation import Evaluation
+from pytest_taguru.errors import PREFIX
 from pytest_taguru.report.assembly import assembly_summary_lines, fixed
 from pytest_taguru.report.slices import slice_summary_lines
 from pytest_taguru.score.summary import RunSummary
@@ -105,6 +106,6 @@ def retry_warning(summary: RunSummary) -> str | None:
 
 
 REPORT_ONLY_NOTICE = (
-    "taguru: evaluate: no thresholds file given — this run is report-only: "
+    f"{PREFIX}no thresholds file given — this run is report-only: "
     "no quality bound can fail it"
 )

@@ -16,7 +16,7 @@ from typing import Protocol
 import pytest
 
 from pytest_taguru.artifact.case import CaseBlock, case_summary, dump_case_block
-from pytest_taguru.artifact.evaluation import case_text
+from pytest_taguru.artifact.writing import case_text
 from pytest_taguru.gate.results import first_of, violation_line
 from pytest_taguru.gate.thresholds import Thresholds, case_violations
 from pytest_taguru.report.drilldown import DrilldownFacts, render_drilldown

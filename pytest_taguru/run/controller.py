@@ -13,19 +13,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, TextIO
 
-from pytest_taguru.artifact.evaluation import (
-    ArtifactSource,
-    Evaluation,
-    probe_writable,
-    write_atomic,
-)
+from pytest_taguru.artifact.evaluation import Evaluation
+from pytest_taguru.artifact.writing import ArtifactSource
+from pytest_taguru.core.atomic_file import probe_writable, write_atomic
 from pytest_taguru.core.textfile import os_error_text
-from pytest_taguru.errors import (
-    ConfigFileError,
-    RunError,
-    TaguruError,
-    UnreachableError,
-)
+from pytest_taguru.errors import PREFIX, RunError, TaguruError, UnreachableError, error_lines
 from pytest_taguru.gate.baseline import BaselineGate, baseline_lines
 from pytest_taguru.gate.results import (
     FinishedRun,
@@ -62,22 +54,6 @@ PYTEST_OK, PYTEST_FAILED, PYTEST_INTERRUPTED, PYTEST_INTERNAL, PYTEST_USAGE, PYT
 )
 COMPLETED_SESSION = (PYTEST_OK, PYTEST_FAILED, PYTEST_NO_TESTS)
 """pytest statuses of a session that ran to its end; only these finish the evaluation."""
-
-
-PREFIX = "taguru: evaluate: "
-
-
-def error_line(error: TaguruError) -> str:
-    """The stderr line of an error that ends the run: ``taguru: evaluate: <message>``, or
-    taguru's generic ``taguru: <message>`` for a config-file error (evaluate-run.md §1.3)."""
-    if isinstance(error, ConfigFileError):
-        return f"taguru: {error.message}"
-    return f"{PREFIX}{error.message}"
-
-
-def error_lines(error: TaguruError) -> list[str]:
-    """The error's own line, then its hints (``taguru: evaluate: hint: …``)."""
-    return [error_line(error), *(f"{PREFIX}hint: {hint}" for hint in error.hints)]
 
 
 @dataclass(frozen=True)

@@ -25,13 +25,8 @@ from typing import Any
 from pydantic import BaseModel
 
 from pytest_taguru.artifact.case import CaseBlock
-from pytest_taguru.artifact.evaluation import (
-    Corpus,
-    Evaluation,
-    RevisionRecord,
-    ShardInput,
-    to_jsonable,
-)
+from pytest_taguru.artifact.evaluation import Corpus, Evaluation, RevisionRecord, ShardInput
+from pytest_taguru.artifact.writing import to_jsonable
 from pytest_taguru.core.limits import MAX_SHARDS
 from pytest_taguru.errors import UsageError
 from pytest_taguru.run.finish import assemble_evaluation

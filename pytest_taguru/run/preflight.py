@@ -19,7 +19,7 @@ from pytest_taguru.core.serde import SerdeError, read_json
 from pytest_taguru.core.suggest import did_you_mean
 from pytest_taguru.core.text import trim
 from pytest_taguru.core.wire import ContextEntry, Revision
-from pytest_taguru.errors import RunError, UnreachableError, UsageError
+from pytest_taguru.errors import PREFIX, RunError, UnreachableError, UsageError
 from pytest_taguru.run.client import TaguruClient
 from pytest_taguru.run.dataset import EvalSet
 from pytest_taguru.run.envelope import decode_error_text
@@ -32,7 +32,6 @@ CLI_VERSION = "0.9.3"
 SOURCES_PAGE_LIMIT = 1000
 """Page size of the sources keyset walk (the server's ceiling)."""
 
-_PREFIX = "taguru: evaluate: "
 
 
 class PreflightSettings(Protocol):
@@ -116,7 +115,7 @@ def skew_warning(base: str, cli_version: str, health_body: str) -> str | None:
         " — minor versions differ, and pre-1.0 a minor may change response shapes;"
         " continuing anyway"
     )
-    head = f"{_PREFIX}warning: this CLI is {cli_version} but the server at {base}"
+    head = f"{PREFIX}warning: this CLI is {cli_version} but the server at {base}"
     if body == "ok":
         return f"{head} answers /health as a pre-0.5 server{tail}"
     version = server_version(body)
@@ -242,7 +241,7 @@ def missing_source_hints(eval_set: EvalSet, sources: frozenset[str]) -> list[str
 
 def _print_all_but_last(lines: Sequence[str], stderr: TextIO) -> str:
     for line in lines[:-1]:
-        print(f"{_PREFIX}{line}", file=stderr)
+        print(f"{PREFIX}{line}", file=stderr)
     return lines[-1]
 
 
@@ -286,7 +285,7 @@ def run_preflight(
             provider_model = read_provider_model(client, context)
     except CallFailed as failure:
         print(
-            f"{_PREFIX}{context}: could not read embedding status (recording none): "
+            f"{PREFIX}{context}: could not read embedding status (recording none): "
             f"{failure.message}",
             file=stderr,
         )

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pytest_taguru.artifact.view import LoadedRun
-from pytest_taguru.errors import UsageError
+from pytest_taguru.errors import PREFIX, UsageError
 from pytest_taguru.flags import OPTIONS
 from pytest_taguru.gate.baseline import check_comparable, load_baseline
 from pytest_taguru.gate.slice_file import load_slice_thresholds
@@ -103,7 +103,7 @@ def prepare_run(
         )
         cases = shard.select(cases)
     warnings = [
-        f"taguru: evaluate: {warning}" for warning in filter_warnings(raw.assembly, cases)
+        f"{PREFIX}{warning}" for warning in filter_warnings(raw.assembly, cases)
     ]
     case_ids = [case.case_id for case in eval_set.cases]
     try:
@@ -128,7 +128,7 @@ def prepare_run(
         error.preceding = [*warnings, *error.preceding]
         raise
     notes = [*(thresholds.warnings if thresholds is not None else ()), *slice_warnings]
-    warnings += [f"taguru: evaluate: warning: {warning}" for warning in notes]
+    warnings += [f"{PREFIX}warning: {warning}" for warning in notes]
     return PreparedRun(
         settings,
         eval_set,

@@ -13,7 +13,7 @@ from collections.abc import Iterator, Mapping
 from typing import NamedTuple
 
 from pytest_taguru.artifact.case import CaseBlock, case_id_of, load_case_block
-from pytest_taguru.artifact.evaluation import read_case_text
+from pytest_taguru.artifact.writing import read_case_text
 
 
 class CaseTexts(NamedTuple):

@@ -11,6 +11,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TextIO
 
+from pytest_taguru.errors import PREFIX
+
 NOTICE_AFTER_SECONDS = 3.0
 
 
@@ -22,7 +24,7 @@ def waiting_notice(stderr: TextIO, what: str, *, after: float | None = None) -> 
         after = NOTICE_AFTER_SECONDS
 
     def notice() -> None:
-        line = f"taguru: evaluate: still waiting for {what} ({after:g} s) …"
+        line = f"{PREFIX}still waiting for {what} ({after:g} s) …"
         print(line, file=stderr, flush=True)
 
     timer = threading.Timer(after, notice)

@@ -8,7 +8,7 @@ import pytest
 from paths import WIRE_FIXTURES
 
 from pytest_taguru.artifact.case import PassageSearched, QueryQueried
-from pytest_taguru.artifact.evaluation import to_jsonable
+from pytest_taguru.artifact.writing import to_jsonable
 from pytest_taguru.core.jsontext import dumps_compact
 from pytest_taguru.core.serde import read_json
 from pytest_taguru.run.client import TaguruClient

@@ -14,7 +14,7 @@ from pydantic import ValidationError
 
 from pytest_taguru.artifact.assembly import EvidenceAssembled, EvidenceFailed
 from pytest_taguru.artifact.case import PassageFailed, PassageSearched
-from pytest_taguru.artifact.evaluation import to_jsonable
+from pytest_taguru.artifact.writing import to_jsonable
 from pytest_taguru.core.budget import Limits, Unit, admit, item_cost, measure, stamp_cost
 from pytest_taguru.core.serde import read_json
 from pytest_taguru.core.wire_evidence import EvidenceBudgetRequest, EvidencePackage, EvidenceRequest

@@ -15,7 +15,8 @@ import pytest
 from e2e import CountingListener, Suite
 from paths import EXAMPLE_SUITE
 
-from pytest_taguru.artifact.evaluation import Evaluation, to_jsonable
+from pytest_taguru.artifact.evaluation import Evaluation
+from pytest_taguru.artifact.writing import to_jsonable
 from pytest_taguru.score.slices import slice_cards
 
 CLI = Path(sys.executable).with_name("taguru-evaluate")

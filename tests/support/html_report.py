@@ -15,8 +15,9 @@ from typing import Any
 
 from synthetic_run import SyntheticRun, synthetic_run
 
-from pytest_taguru.artifact.evaluation import Evaluation, render
+from pytest_taguru.artifact.evaluation import Evaluation
 from pytest_taguru.artifact.view import LoadedRun, read_run
+from pytest_taguru.artifact.writing import render
 from pytest_taguru.compare.classify import ChangeReport, compare
 from pytest_taguru.compare.verdicts import StatisticsReport, paired_statistics
 from pytest_taguru.report.html.island import ReportInputs, build_island

@@ -6,7 +6,7 @@ from typing import Any
 
 import httpx
 
-from pytest_taguru.artifact.evaluation import to_jsonable
+from pytest_taguru.artifact.writing import to_jsonable
 from pytest_taguru.core.jsontext import dumps_compact
 from pytest_taguru.core.serde import read_json
 from pytest_taguru.run.client import TaguruClient

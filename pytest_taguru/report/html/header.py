@@ -11,6 +11,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from pytest_taguru.artifact.evaluation import Evaluation, RevisionRecord
+from pytest_taguru.errors import PREFIX
 from pytest_taguru.gate.thresholds import GateReport, Violation
 from pytest_taguru.report.html.compact import figure
 from pytest_taguru.report.summary import REPORT_ONLY_NOTICE
@@ -18,7 +19,6 @@ from pytest_taguru.report.summary import REPORT_ONLY_NOTICE
 Notice = list[str]
 """``[level, text]``; level is ``error``, ``warning``, ``ok`` or ``info``."""
 
-_TOOL_PREFIX = "taguru: evaluate: "
 
 
 def read_gate(evaluation: Evaluation) -> tuple[GateReport | None, str | None]:
@@ -34,7 +34,7 @@ def read_gate(evaluation: Evaluation) -> tuple[GateReport | None, str | None]:
 
 def _sentence(line: str) -> str:
     """A terminal line of this tool as a sentence of the page."""
-    text = line.removeprefix(_TOOL_PREFIX)
+    text = line.removeprefix(PREFIX)
     return text[:1].upper() + text[1:] + "."
 
 

@@ -16,7 +16,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 from pytest_taguru import __version__
-from pytest_taguru.artifact.evaluation import write_atomic
+from pytest_taguru.core.atomic_file import write_atomic
 from pytest_taguru.report.html.header import Notice
 from pytest_taguru.report.html.island import ReportInputs, build_island, island_text
 

@@ -20,7 +20,7 @@ from typing import Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from pytest_taguru.artifact.evaluation import write_atomic
+from pytest_taguru.core.atomic_file import write_atomic
 from pytest_taguru.core.limits import RECORDING_FILE_MAX_BYTES, U16, U64
 from pytest_taguru.core.serde import SerdeError, read_json
 from pytest_taguru.core.textfile import os_error_text

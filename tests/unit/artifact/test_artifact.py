@@ -22,10 +22,9 @@ from pytest_taguru.artifact.evaluation import (
     Ratio,
     decode_metrics,
     parse_evaluation,
-    render,
-    to_jsonable,
-    write_atomic,
 )
+from pytest_taguru.artifact.writing import render, to_jsonable
+from pytest_taguru.core.atomic_file import write_atomic
 from pytest_taguru.core.wire import ContextPlan, HitLanes, LanePlan, LaneRank, PlanLanes
 
 GOLDEN = SPEC_7_8_EVALUATION
@@ -173,7 +172,7 @@ def test_a_corpus_without_a_stability_verdict_reads_as_unstable() -> None:
 
 
 def test_probe_writable(tmp_path: Path) -> None:
-    from pytest_taguru.artifact.evaluation import probe_writable
+    from pytest_taguru.core.atomic_file import probe_writable
 
     probe_writable(tmp_path / "evaluation.json")
     assert list(tmp_path.iterdir()) == []  # leaves nothing behind

@@ -24,7 +24,8 @@ from pytest_taguru.artifact.case import (
     SectionMatched,
     Structural,
 )
-from pytest_taguru.artifact.evaluation import Evaluation, parse_evaluation, to_jsonable
+from pytest_taguru.artifact.evaluation import Evaluation, parse_evaluation
+from pytest_taguru.artifact.writing import to_jsonable
 from pytest_taguru.core.jsontext import dumps_pretty
 from pytest_taguru.core.text import normalize_entry, trim
 from pytest_taguru.run.dataset import EvalCase

@@ -9,9 +9,10 @@ from hypothesis import strategies as st
 from old_renderer import old_render
 from synthetic_run import synthetic_run
 
-from pytest_taguru.artifact import evaluation as artifact
 from pytest_taguru.artifact.case import CaseBlock, HitLocator, PassageSearched
-from pytest_taguru.artifact.evaluation import render, write_evaluation
+from pytest_taguru.artifact.evaluation import parse_evaluation
+from pytest_taguru.artifact.writing import render, write_evaluation, written_members
+from pytest_taguru.core import atomic_file
 from pytest_taguru.core.jsontext import Float32, dumps_pretty, write_pretty
 
 
@@ -19,7 +20,7 @@ from pytest_taguru.core.jsontext import Float32, dumps_pretty, write_pretty
 def test_streamed_file_is_the_old_text(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, block: int
 ) -> None:
-    monkeypatch.setattr(artifact._Spool, "BLOCK", block)  # flushes at every size
+    monkeypatch.setattr(atomic_file._Spool, "BLOCK", block)  # flushes at every size
     evaluation = synthetic_run(300).evaluation
     path = tmp_path / "evaluation.json"
     write_evaluation(path, evaluation)
@@ -30,7 +31,7 @@ def test_streamed_file_is_the_old_text(
 
 def test_the_golden_artifact_is_unchanged() -> None:
     golden = Path(__file__).parents[2] / "golden" / "spec_7_8_evaluation.json"
-    evaluation = artifact.parse_evaluation(golden.read_bytes())
+    evaluation = parse_evaluation(golden.read_bytes())
     assert render(evaluation) == old_render(evaluation)
 
 
@@ -50,7 +51,7 @@ def test_any_hits_are_written_as_before(hits: list[tuple[str, int, float]], quer
 
 def render_block(block: CaseBlock) -> str:
     pieces: list[str] = []
-    write_pretty(block, pieces.append, members=artifact.written_members)
+    write_pretty(block, pieces.append, members=written_members)
     return "".join(pieces)
 
 

@@ -162,7 +162,7 @@ def sliced_artifact(tmp_path: Path, slices: bool = True) -> str:
     from sliced_run import sliced_run
     from synthetic_run import synthetic_run
 
-    from pytest_taguru.artifact.evaluation import render
+    from pytest_taguru.artifact.writing import render
 
     run = synthetic_run(40)
     evaluation = sliced_run(run).evaluation if slices else run.evaluation

@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from pytest_taguru.artifact.case import CaseBlock, HitLocator, PassageSearched
-from pytest_taguru.artifact.evaluation import Evaluation, render
+from pytest_taguru.artifact.evaluation import Evaluation
+from pytest_taguru.artifact.writing import render
 from pytest_taguru.cli.dispatch import main
 
 EVAL = (

@@ -9,7 +9,8 @@ import pytest
 from shard_runs import shards, whole_run
 from synthetic_run import THRESHOLDS
 
-from pytest_taguru.artifact.evaluation import parse_evaluation, render
+from pytest_taguru.artifact.evaluation import parse_evaluation
+from pytest_taguru.artifact.writing import render
 from pytest_taguru.cli.dispatch import main
 from pytest_taguru.gate.slice_file import load_slice_thresholds
 from pytest_taguru.run.slices import SliceDefinitions, Slicing, judge_slices

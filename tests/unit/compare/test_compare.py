@@ -9,8 +9,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from paths import GOLDEN
 
-from pytest_taguru.artifact.evaluation import parse_evaluation, render
+from pytest_taguru.artifact.evaluation import parse_evaluation
 from pytest_taguru.artifact.view import LoadedRun, RunReadError, read_run
+from pytest_taguru.artifact.writing import render
 from pytest_taguru.compare.classify import ChangeReport, compare, regressions
 from pytest_taguru.compare.render import render_jsonl, render_markdown, render_summary
 from pytest_taguru.core.jsontext import dumps_compact

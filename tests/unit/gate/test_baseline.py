@@ -5,8 +5,9 @@ from pathlib import Path
 import pytest
 from synthetic_run import synthetic_run
 
-from pytest_taguru.artifact.evaluation import ArtifactSource, Evaluation, case_text, render
+from pytest_taguru.artifact.evaluation import Evaluation
 from pytest_taguru.artifact.view import read_run
+from pytest_taguru.artifact.writing import ArtifactSource, case_text, render
 from pytest_taguru.errors import RunError, UsageError
 from pytest_taguru.gate.baseline import BaselineGate, baseline_lines, load_baseline
 from pytest_taguru.gate.results import FinishedRun

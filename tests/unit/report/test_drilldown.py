@@ -305,7 +305,7 @@ def test_hit_text_only_with_show_text() -> None:
 def test_a_hit_text_is_never_written() -> None:
     _, block, _ = miss_case_and_block(text="secret paragraph")
     from pytest_taguru.artifact.case import dump_case_block
-    from pytest_taguru.artifact.evaluation import to_jsonable
+    from pytest_taguru.artifact.writing import to_jsonable
 
     assert "secret paragraph" not in str(to_jsonable(block))
     assert "secret paragraph" not in dump_case_block(block)

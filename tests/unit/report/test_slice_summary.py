@@ -5,8 +5,9 @@ from typing import Any
 
 from synthetic_run import synthetic_run
 
-from pytest_taguru.artifact.evaluation import Evaluation, render
+from pytest_taguru.artifact.evaluation import Evaluation
 from pytest_taguru.artifact.view import read_run
+from pytest_taguru.artifact.writing import render
 from pytest_taguru.compare.classify import compare
 from pytest_taguru.compare.render import MARKDOWN_SLICE_CAP, render_jsonl, render_markdown
 from pytest_taguru.compare.slices import read_cards, slice_diffs

@@ -5,7 +5,7 @@ import math
 from pathlib import Path
 
 from pytest_taguru.artifact.case import CaseBlock, HitLocator, PassageSearched, Recall
-from pytest_taguru.artifact.evaluation import to_jsonable
+from pytest_taguru.artifact.writing import to_jsonable
 from pytest_taguru.core.jsontext import dumps_pretty
 from pytest_taguru.core.wire import ContextPlan, HitLanes, LanePlan, LaneRank, PlanLanes
 from pytest_taguru.run.case_runner import CaseRunner, scalar_scores

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_taguru.errors import ConfigFileError, RunError, UsageError
+from pytest_taguru.errors import ConfigFileError, RunError, UsageError, error_line
 from pytest_taguru.gate.results import FinishedRun, GateResult
 from pytest_taguru.gate.thresholds import load_thresholds
 from pytest_taguru.run.case_runner import CaseRunner
@@ -24,7 +24,6 @@ from pytest_taguru.run.controller import (
     PYTEST_OK,
     PYTEST_USAGE,
     RunController,
-    error_line,
 )
 from pytest_taguru.run.dataset import load_eval_set
 from pytest_taguru.run.server_access import mask_url

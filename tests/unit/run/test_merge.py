@@ -9,7 +9,8 @@ from hypothesis import strategies as st
 from shard_runs import EVAL_SHA256, shard_of_run, shards, whole_run
 
 from pytest_taguru.artifact.assembly import BudgetInput
-from pytest_taguru.artifact.evaluation import Corpus, Evaluation, RevisionRecord, render
+from pytest_taguru.artifact.evaluation import Corpus, Evaluation, RevisionRecord
+from pytest_taguru.artifact.writing import render
 from pytest_taguru.errors import UsageError
 from pytest_taguru.run.lanes.assembly import FILTER_WARNING
 from pytest_taguru.run.merge import (

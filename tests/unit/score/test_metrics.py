@@ -18,7 +18,8 @@ from pytest_taguru.artifact.case import (
     SectionMismatched,
     Structural,
 )
-from pytest_taguru.artifact.evaluation import Distribution, Ratio, parse_evaluation, to_jsonable
+from pytest_taguru.artifact.evaluation import Distribution, Ratio, parse_evaluation
+from pytest_taguru.artifact.writing import to_jsonable
 from pytest_taguru.score.metrics import build_metrics, definitions
 from pytest_taguru.score.registry import METRICS
 from pytest_taguru.score.shapes import distribution, ratio

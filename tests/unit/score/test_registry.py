@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from pytest_taguru.artifact.case import CaseBlock
-from pytest_taguru.artifact.evaluation import to_jsonable
 from pytest_taguru.artifact.view import CaseView
+from pytest_taguru.artifact.writing import to_jsonable
 from pytest_taguru.report.reproduce import SEARCHED_METRICS
 from pytest_taguru.score.metrics import definitions
 from pytest_taguru.score.registry import (

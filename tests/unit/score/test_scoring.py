@@ -32,7 +32,7 @@ from pytest_taguru.artifact.case import (
     SectionNotChecked,
     Structural,
 )
-from pytest_taguru.artifact.evaluation import to_jsonable
+from pytest_taguru.artifact.writing import to_jsonable
 from pytest_taguru.core.jsontext import dumps_pretty
 from pytest_taguru.run.dataset import CaseOptions, EvalCase, ExpectedCitation, ExpectedSource
 from pytest_taguru.score.case import (

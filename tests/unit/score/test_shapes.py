@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pytest_taguru.artifact.evaluation import to_jsonable
+from pytest_taguru.artifact.writing import to_jsonable
 from pytest_taguru.score.shapes import distribution, ratio
 
 # --- §6.1 value shapes -------------------------------------------------------------------------

@@ -7,7 +7,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from synthetic_run import synthetic_run
 
-from pytest_taguru.artifact.evaluation import Distribution, Evaluation, parse_evaluation, render
+from pytest_taguru.artifact.evaluation import Distribution, Evaluation, parse_evaluation
+from pytest_taguru.artifact.writing import render
 from pytest_taguru.score.metrics import build_metrics
 from pytest_taguru.score.registry import METRICS
 from pytest_taguru.score.slices import PER_CASE_METRICS, resolve_slices, slice_card, slice_cards

@@ -22,7 +22,8 @@ from pytest_taguru.artifact.assembly import (
     RerankerRecord,
 )
 from pytest_taguru.artifact.case import CaseBlock, PassageFailed, PassageSearched
-from pytest_taguru.artifact.evaluation import Evaluation, Inputs, render, to_jsonable
+from pytest_taguru.artifact.evaluation import Evaluation, Inputs
+from pytest_taguru.artifact.writing import render, to_jsonable
 from pytest_taguru.core.budget import (
     Limits,
     Unit,

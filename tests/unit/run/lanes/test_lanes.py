@@ -22,7 +22,7 @@ from pytest_taguru.artifact.case import (
     QueryErrored,
     QueryQueried,
 )
-from pytest_taguru.artifact.evaluation import to_jsonable
+from pytest_taguru.artifact.writing import to_jsonable
 from pytest_taguru.core.jsontext import dumps_compact, to_f32
 from pytest_taguru.core.serde import read_json
 from pytest_taguru.run.lanes import clock
