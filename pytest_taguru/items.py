@@ -14,8 +14,8 @@ from _pytest._code.code import TerminalRepr
 from pytest_taguru.artifact.case import CaseBlock
 from pytest_taguru.longrepr import failure_repr
 from pytest_taguru.run.case_runner import RUNNER_KEY, CaseFailure
-from pytest_taguru.run.dataset import EvalCase
 from pytest_taguru.run.dead_server import CallTally
+from pytest_taguru.run.eval_models import EvalCase
 
 
 class EvalFile(pytest.File):

@@ -27,11 +27,11 @@ from pytest_taguru.core.text import WHITE_SPACE
 from pytest_taguru.gate.file import ThresholdsFile
 from pytest_taguru.gate.slice_file import SLICE_THRESHOLDS_VERSION, SliceThresholdsFile
 from pytest_taguru.gate.thresholds import THRESHOLDS_VERSION
-from pytest_taguru.run.dataset import (
+from pytest_taguru.run.dataset import NULL_IS_ABSENT
+from pytest_taguru.run.eval_models import (
     EVAL_VERSION,
     MAX_LIMIT,
     MAX_RELEVANCE,
-    NULL_IS_ABSENT,
     EvalCase,
     EvalHeader,
 )

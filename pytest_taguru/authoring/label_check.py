@@ -24,8 +24,8 @@ from pytest_taguru.core.suggest import did_you_mean
 from pytest_taguru.core.wire import Citation
 from pytest_taguru.errors import RunError
 from pytest_taguru.run.client import TaguruClient
-from pytest_taguru.run.dataset import CaseOptions, EvalCase, EvalSet, ExpectedCitation
 from pytest_taguru.run.envelope import decode_error_text
+from pytest_taguru.run.eval_models import CaseOptions, EvalCase, EvalSet, ExpectedCitation
 from pytest_taguru.run.exchange import CallFailed
 from pytest_taguru.run.lanes.citation import quote_matches, section_check
 from pytest_taguru.run.lanes.passage import PassageFetch, fetch_passage_hits

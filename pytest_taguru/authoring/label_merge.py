@@ -28,8 +28,8 @@ from pytest_taguru.core.suggest import did_you_mean
 from pytest_taguru.core.text import trim
 from pytest_taguru.core.textfile import UnreadableFile, read_utf8, split_lines
 from pytest_taguru.errors import UsageError
-from pytest_taguru.run.dataset import MAX_RELEVANCE, EvalCase, EvalSet
 from pytest_taguru.run.dataset_errors import describe_error
+from pytest_taguru.run.eval_models import MAX_RELEVANCE, EvalCase, EvalSet
 from pytest_taguru.score.case import satisfies
 
 

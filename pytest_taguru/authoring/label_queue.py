@@ -24,7 +24,7 @@ from pydantic import BaseModel, ConfigDict
 from pytest_taguru.artifact.evaluation import Evaluation
 from pytest_taguru.core.jsontext import dumps_compact
 from pytest_taguru.core.limits import U8, U32, U64
-from pytest_taguru.run.dataset import EvalSet
+from pytest_taguru.run.eval_models import EvalSet
 from pytest_taguru.score.case import judgements, score_recall, searched_hits
 from pytest_taguru.score.label_coverage import label_swing
 

@@ -18,7 +18,7 @@ from pytest_taguru.core.suggest import did_you_mean
 from pytest_taguru.errors import RunError, TaguruError, UsageError
 
 if TYPE_CHECKING:
-    from pytest_taguru.run.dataset import EvalSet
+    from pytest_taguru.run.eval_models import EvalSet
 
 AUTHORING_SYNOPSES = (
     f"{PROG} init [DIR]",

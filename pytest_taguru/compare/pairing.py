@@ -27,7 +27,8 @@ from numpy.typing import NDArray
 
 from pytest_taguru.artifact.extras import PairingFacts
 from pytest_taguru.artifact.view import CaseView, LoadedRun
-from pytest_taguru.score.registry import METRICS_BY_NAME, PAIRED_METRICS, read_path
+from pytest_taguru.score.metric_kind import read_path
+from pytest_taguru.score.registry import METRICS_BY_NAME, PAIRED_METRICS
 
 
 @dataclass(frozen=True)

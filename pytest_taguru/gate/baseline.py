@@ -33,7 +33,7 @@ from pytest_taguru.compare.significance import (
 from pytest_taguru.core.textfile import UnreadableFile, os_error_text, read_utf8
 from pytest_taguru.errors import RunError, UsageError
 from pytest_taguru.gate.results import FinishedRun, GateResult, first_of
-from pytest_taguru.run.dataset import DEFAULT_LIMIT, RESOLVE_LIMIT, EvalSet
+from pytest_taguru.run.eval_models import DEFAULT_LIMIT, RESOLVE_LIMIT, EvalSet
 from pytest_taguru.run.expectations import expectations_sha256
 from pytest_taguru.run.lanes.assembly import RunShape
 from pytest_taguru.run.settings import Settings

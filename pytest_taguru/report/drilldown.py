@@ -35,7 +35,7 @@ from pytest_taguru.report.reproduce import (
     missed_names,
     reproduction_requests,
 )
-from pytest_taguru.run.dataset import EvalCase, ExpectedSource
+from pytest_taguru.run.eval_models import EvalCase, ExpectedSource
 from pytest_taguru.score.case import association_covered, satisfies
 
 HIT_LINE_CAP = 10

@@ -14,7 +14,7 @@ from typing import Any
 
 from pytest_taguru.artifact.case import CaseBlock, CueResolution, PassageSearched, PositionResolved
 from pytest_taguru.core.jsontext import Float32, dumps_compact
-from pytest_taguru.run.dataset import EvalCase, ExpectedSource
+from pytest_taguru.run.eval_models import EvalCase, ExpectedSource
 from pytest_taguru.run.lanes.request_bodies import (
     citation_body,
     query_body,

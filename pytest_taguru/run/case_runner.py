@@ -22,8 +22,8 @@ from pytest_taguru.gate.thresholds import Thresholds, case_violations
 from pytest_taguru.report.drilldown import DrilldownFacts, render_drilldown
 from pytest_taguru.report.reproduce import ServerTarget, missed_sources
 from pytest_taguru.run.client import TaguruClient, client_for
-from pytest_taguru.run.dataset import EvalCase, EvalSet
 from pytest_taguru.run.dead_server import CallTally
+from pytest_taguru.run.eval_models import EvalCase, EvalSet
 from pytest_taguru.run.exchange import CallFailed
 from pytest_taguru.run.expectations import expectations_sha256
 from pytest_taguru.run.lanes.assembly import RunShape, run_case_lanes

@@ -30,9 +30,9 @@ from pytest_taguru.gate.thresholds import GateReport, Thresholds, evaluate_gate
 from pytest_taguru.report.gate import gate_summary_lines, publish_github
 from pytest_taguru.report.summary import REPORT_ONLY_NOTICE, summary_lines
 from pytest_taguru.run.client import TaguruClient, client_for
-from pytest_taguru.run.dataset import EvalSet
 from pytest_taguru.run.dead_server import RunStop
 from pytest_taguru.run.embedded_server import EmbeddedServer, start_embedded_server
+from pytest_taguru.run.eval_models import EvalSet
 from pytest_taguru.run.finish import build_evaluation, partial_run_warning, ran_in_order
 from pytest_taguru.run.partial import PartialRunPolicy, RunCoverage, session_failure
 from pytest_taguru.run.preflight import PreflightFacts, reread_context, run_preflight

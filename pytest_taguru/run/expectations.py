@@ -26,7 +26,7 @@ import hashlib
 import json
 from typing import Any
 
-from pytest_taguru.run.dataset import EvalCase
+from pytest_taguru.run.eval_models import EvalCase
 
 
 def canonical_expectations(case: EvalCase) -> dict[str, Any]:

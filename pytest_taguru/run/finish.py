@@ -18,7 +18,7 @@ from pytest_taguru.artifact.evaluation import (
     RevisionRecord,
 )
 from pytest_taguru.report.summary import retry_warning
-from pytest_taguru.run.dataset import DEFAULT_LIMIT, RESOLVE_LIMIT, EvalSet
+from pytest_taguru.run.eval_models import DEFAULT_LIMIT, RESOLVE_LIMIT, EvalSet
 from pytest_taguru.run.lanes.assembly import RunShape
 from pytest_taguru.run.preflight import ContextFacts, PreflightFacts
 from pytest_taguru.run.settings import Settings

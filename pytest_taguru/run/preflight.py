@@ -21,8 +21,8 @@ from pytest_taguru.core.text import trim
 from pytest_taguru.core.wire import ContextEntry, Revision
 from pytest_taguru.errors import PREFIX, RunError, UnreachableError, UsageError
 from pytest_taguru.run.client import TaguruClient
-from pytest_taguru.run.dataset import EvalSet
 from pytest_taguru.run.envelope import decode_error_text
+from pytest_taguru.run.eval_models import EvalSet
 from pytest_taguru.run.exchange import CallFailed
 from pytest_taguru.run.waiting import waiting_notice
 

@@ -20,7 +20,8 @@ from pytest_taguru.flags import OPTIONS
 from pytest_taguru.gate.baseline import check_comparable, load_baseline
 from pytest_taguru.gate.slice_file import load_slice_thresholds
 from pytest_taguru.gate.thresholds import Thresholds, load_thresholds, read_input
-from pytest_taguru.run.dataset import EvalSet, check_limits, load_eval_set
+from pytest_taguru.run.dataset import check_limits, load_eval_set
+from pytest_taguru.run.eval_models import EvalSet
 from pytest_taguru.run.flag_values import RawOptions, check_flags, flag_value, parse_shard
 from pytest_taguru.run.lanes.assembly import filter_warnings
 from pytest_taguru.run.settings import Settings, resolve_settings

@@ -34,7 +34,7 @@ from pytest_taguru.artifact.case import (
     Structural,
 )
 from pytest_taguru.core.text import normalize_entry, trim
-from pytest_taguru.run.dataset import EvalCase, ExpectedSource
+from pytest_taguru.run.eval_models import EvalCase, ExpectedSource
 from pytest_taguru.score.label_coverage import Judgements, Unjudged, label_coverage_block
 
 MISSED_KEPT = 3

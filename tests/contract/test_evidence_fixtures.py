@@ -19,7 +19,7 @@ from pytest_taguru.core.budget import Limits, Unit, admit, item_cost, measure, s
 from pytest_taguru.core.serde import read_json
 from pytest_taguru.core.wire_evidence import EvidenceBudgetRequest, EvidencePackage, EvidenceRequest
 from pytest_taguru.run.client import TaguruClient
-from pytest_taguru.run.dataset import EvalCase
+from pytest_taguru.run.eval_models import EvalCase
 from pytest_taguru.run.lanes.assembly import AssemblyLane, PassageOutcome, evidence_locators
 from pytest_taguru.score.case import diversity_sources
 

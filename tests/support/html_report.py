@@ -22,7 +22,7 @@ from pytest_taguru.compare.classify import ChangeReport, compare
 from pytest_taguru.compare.verdicts import StatisticsReport, paired_statistics
 from pytest_taguru.report.html.island import ReportInputs, build_island
 from pytest_taguru.report.html.page import eval_href, render_page
-from pytest_taguru.run.dataset import EvalCase
+from pytest_taguru.run.eval_models import EvalCase
 
 HOSTILE_ID = '</script><!--<img src="http://127.0.0.1:9/x.png">'
 """A case id that would end the data island, open a comment and load an image if the page

@@ -10,7 +10,7 @@ from pytest_taguru.artifact.writing import to_jsonable
 from pytest_taguru.core.jsontext import dumps_compact
 from pytest_taguru.core.serde import read_json
 from pytest_taguru.run.client import TaguruClient
-from pytest_taguru.run.dataset import EvalCase
+from pytest_taguru.run.eval_models import EvalCase
 
 BASE = "http://localhost:8248"
 

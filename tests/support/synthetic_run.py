@@ -41,7 +41,7 @@ from pytest_taguru.artifact.evaluation import (
 from pytest_taguru.core.jsontext import to_f32
 from pytest_taguru.core.wire import ContextPlan, HitLanes, LanePlan, LaneRank, PlanLanes
 from pytest_taguru.gate.thresholds import check_thresholds, evaluate_gate
-from pytest_taguru.run.dataset import EvalCase, EvalHeader, EvalSet
+from pytest_taguru.run.eval_models import EvalCase, EvalHeader, EvalSet
 from pytest_taguru.score.case import LaneResults, build_case_block
 from pytest_taguru.score.metrics import build_metrics, definitions
 

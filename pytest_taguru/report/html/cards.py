@@ -13,6 +13,7 @@ from typing import Any
 from pytest_taguru.artifact.case import CaseBlock
 from pytest_taguru.artifact.evaluation import Definition, Distribution, Evaluation, Ratio
 from pytest_taguru.report.html.compact import figure
+from pytest_taguru.score.metric_kind import Metric
 from pytest_taguru.score.registry import (
     CITATIONS,
     COVERAGE,
@@ -21,7 +22,6 @@ from pytest_taguru.score.registry import (
     LATENCY,
     RECALL,
     RUN_RATES,
-    Metric,
     case_value,
 )
 

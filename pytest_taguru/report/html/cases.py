@@ -25,14 +25,14 @@ from pytest_taguru.report.html.compact import (
 )
 from pytest_taguru.report.html.detail import declared_detail, recorded_detail
 from pytest_taguru.report.reproduce import reproduction_requests
-from pytest_taguru.run.dataset import EvalCase, EvalSet
+from pytest_taguru.run.eval_models import EvalCase, EvalSet
+from pytest_taguru.score.metric_kind import read_path
 from pytest_taguru.score.registry import (
     CASE_SCOPED_METRICS,
     CASE_SCORES,
     EXTRA_METRICS,
     METRICS,
     case_value,
-    read_path,
 )
 
 BROKE_BOUND = 1

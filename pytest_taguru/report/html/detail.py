@@ -67,7 +67,7 @@ from pytest_taguru.report.html.compact import (
     scaled_scores,
     score,
 )
-from pytest_taguru.run.dataset import EvalCase
+from pytest_taguru.run.eval_models import EvalCase
 from pytest_taguru.score.case import names_covered, satisfies
 
 

@@ -33,7 +33,7 @@ from pytest_taguru.report.html.cases import case_table
 from pytest_taguru.report.html.compact import StringTable, compact_json
 from pytest_taguru.report.html.header import header_section, read_gate
 from pytest_taguru.report.html.slices import slice_notices, slices_section
-from pytest_taguru.run.dataset import EvalSet
+from pytest_taguru.run.eval_models import EvalSet
 
 if TYPE_CHECKING:
     from pytest_taguru.compare.verdicts import StatisticsReport

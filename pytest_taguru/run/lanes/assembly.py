@@ -35,8 +35,8 @@ from pytest_taguru.artifact.case import HitLocator, Passage, PassageFailed, Pass
 from pytest_taguru.core.budget import Limits, Usage, admit_items, item_cost, passage_item
 from pytest_taguru.core.wire_evidence import EvidenceItem, EvidencePackage
 from pytest_taguru.run.client import TaguruClient
-from pytest_taguru.run.dataset import EvalCase
 from pytest_taguru.run.envelope import decode_error_text
+from pytest_taguru.run.eval_models import EvalCase
 from pytest_taguru.run.exchange import CallFailed
 from pytest_taguru.run.lanes import clock
 from pytest_taguru.run.lanes.case import run_lanes

@@ -8,7 +8,7 @@ from typing import Protocol
 
 from pytest_taguru.artifact.case import CitationCheck, Passage
 from pytest_taguru.run.client import TaguruClient
-from pytest_taguru.run.dataset import EvalCase
+from pytest_taguru.run.eval_models import EvalCase
 from pytest_taguru.run.lanes.citation import check_citation
 from pytest_taguru.run.lanes.passage import search_passage_lane
 from pytest_taguru.run.lanes.structural import structural_lane

@@ -19,8 +19,8 @@ from pytest_taguru.artifact.case import (
 from pytest_taguru.core.text import normalize_entry, trim, truncate_message
 from pytest_taguru.core.wire import Citation
 from pytest_taguru.run.client import TaguruClient
-from pytest_taguru.run.dataset import ExpectedCitation
 from pytest_taguru.run.envelope import decode_error_text
+from pytest_taguru.run.eval_models import ExpectedCitation
 from pytest_taguru.run.exchange import CallFailed
 from pytest_taguru.run.lanes import clock
 from pytest_taguru.run.lanes.request_bodies import citation_body

@@ -28,7 +28,7 @@ from pytest_taguru.core.wire import (
     SearchResult,
 )
 from pytest_taguru.run.client import TaguruClient
-from pytest_taguru.run.dataset import EvalCase
+from pytest_taguru.run.eval_models import EvalCase
 from pytest_taguru.run.exchange import CallFailed
 from pytest_taguru.run.lanes import clock
 from pytest_taguru.run.lanes.request_bodies import (

@@ -7,7 +7,7 @@ that what a user re-runs is what the run asked.
 from typing import Any
 
 from pytest_taguru.core.jsontext import to_f32
-from pytest_taguru.run.dataset import RESOLVE_LIMIT, CaseOptions, EvalCase
+from pytest_taguru.run.eval_models import RESOLVE_LIMIT, CaseOptions, EvalCase
 
 QUERY_LIMIT = 1
 """``limit`` of the pinned ``/query`` of an association probe: one match answers it."""

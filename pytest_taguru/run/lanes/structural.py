@@ -27,8 +27,8 @@ from pytest_taguru.artifact.case import (
 from pytest_taguru.core.text import truncate_message
 from pytest_taguru.core.wire import QueryResult, ResolveCandidate
 from pytest_taguru.run.client import TaguruClient
-from pytest_taguru.run.dataset import RESOLVE_LIMIT, EvalCase, ExpectedAssociation
 from pytest_taguru.run.envelope import decode_error_text
+from pytest_taguru.run.eval_models import RESOLVE_LIMIT, EvalCase, ExpectedAssociation
 from pytest_taguru.run.exchange import CallFailed
 from pytest_taguru.run.lanes import clock
 from pytest_taguru.run.lanes.request_bodies import query_body, resolve_body

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from pytest_taguru.core.textfile import os_error_text
 from pytest_taguru.errors import RunError, UsageError
-from pytest_taguru.run.dataset import EvalSet
+from pytest_taguru.run.eval_models import EvalSet
 from pytest_taguru.run.preflight import PreflightFacts
 from pytest_taguru.run.recording.files import (
     AFTER_RUN_FILE,

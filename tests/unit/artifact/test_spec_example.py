@@ -28,7 +28,7 @@ from pytest_taguru.artifact.evaluation import Evaluation, parse_evaluation
 from pytest_taguru.artifact.writing import to_jsonable
 from pytest_taguru.core.jsontext import dumps_pretty
 from pytest_taguru.core.text import normalize_entry, trim
-from pytest_taguru.run.dataset import EvalCase
+from pytest_taguru.run.eval_models import EvalCase
 from pytest_taguru.score.case import LaneResults, build_case_block, served_locators
 from pytest_taguru.score.metrics import build_metrics
 from pytest_taguru.score.summary import InvalidLocator, run_summary

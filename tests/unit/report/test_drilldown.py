@@ -8,7 +8,7 @@ from pytest_taguru.artifact.case import CaseBlock
 from pytest_taguru.gate.thresholds import CaseViolation, case_violations, check_thresholds
 from pytest_taguru.report.drilldown import DrilldownFacts, render_drilldown
 from pytest_taguru.report.reproduce import ServerTarget, json_body
-from pytest_taguru.run.dataset import EvalCase
+from pytest_taguru.run.eval_models import EvalCase
 
 QUOTE = "1897年に創業"
 

@@ -10,12 +10,8 @@ from pytest_taguru.core.jsontext import to_f32
 from pytest_taguru.core.limits import U64_MAX
 from pytest_taguru.core.serde_numbers import int_to_f32
 from pytest_taguru.errors import UsageError
-from pytest_taguru.run.dataset import (
-    DEFAULT_LIMIT,
-    EvalSet,
-    check_limits,
-    load_eval_set,
-)
+from pytest_taguru.run.dataset import check_limits, load_eval_set
+from pytest_taguru.run.eval_models import DEFAULT_LIMIT, EvalSet
 
 HEADER = '{"taguru_eval":1,"name":"sake retrieval cases"}'
 

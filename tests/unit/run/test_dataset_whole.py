@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 from pytest_taguru.core.limits import U32_MAX, U64_MAX
 from pytest_taguru.core.serde import read_json
 from pytest_taguru.run import dataset
-from pytest_taguru.run.dataset import EvalCase, load_eval_set
+from pytest_taguru.run.dataset import load_eval_set
+from pytest_taguru.run.eval_models import EvalCase
 
 EXAMPLE_SUITE = Path(__file__).parents[3] / "example_suite" / "eval.jsonl"
 

@@ -4,7 +4,7 @@ import hashlib
 import json
 from typing import Any
 
-from pytest_taguru.run.dataset import EvalCase
+from pytest_taguru.run.eval_models import EvalCase
 from pytest_taguru.run.expectations import canonical_expectations, expectations_sha256
 
 

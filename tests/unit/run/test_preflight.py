@@ -10,7 +10,7 @@ from lane_script import BASE, Script, error, ok
 
 from pytest_taguru.errors import RunError, UsageError
 from pytest_taguru.run.client import TaguruClient
-from pytest_taguru.run.dataset import EvalCase, EvalHeader, EvalSet
+from pytest_taguru.run.eval_models import EvalCase, EvalHeader, EvalSet
 from pytest_taguru.run.preflight import major_minor, reread_context, run_preflight, skew_warning
 
 SAKE = "/contexts/sake"

@@ -15,7 +15,7 @@ from pytest_taguru.artifact.case import HitLocator, PassageSearched, Recall
 from pytest_taguru.artifact.evaluation import Evaluation, parse_evaluation
 from pytest_taguru.artifact.writing import render, to_jsonable
 from pytest_taguru.core.serde import read_json
-from pytest_taguru.run.dataset import EvalCase, ExpectedSource
+from pytest_taguru.run.eval_models import EvalCase, ExpectedSource
 from pytest_taguru.score.case import LaneResults, build_case_block, judgements, score_recall
 from pytest_taguru.score.label_coverage import (
     Judgements,

@@ -34,7 +34,7 @@ from pytest_taguru.artifact.case import (
 )
 from pytest_taguru.artifact.writing import to_jsonable
 from pytest_taguru.core.jsontext import dumps_pretty
-from pytest_taguru.run.dataset import CaseOptions, EvalCase, ExpectedCitation, ExpectedSource
+from pytest_taguru.run.eval_models import CaseOptions, EvalCase, ExpectedCitation, ExpectedSource
 from pytest_taguru.score.case import (
     LaneResults,
     build_case_block,

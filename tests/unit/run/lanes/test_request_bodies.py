@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from pytest_taguru.core.jsontext import Float32, dumps_compact, to_f32
 from pytest_taguru.core.limits import U64_MAX
 from pytest_taguru.report.reproduce import json_body
-from pytest_taguru.run.dataset import EvalCase
+from pytest_taguru.run.eval_models import EvalCase
 from pytest_taguru.run.lanes.request_bodies import search_body
 
 _CASES = st.builds(

@@ -10,7 +10,8 @@ import pytest
 from pytest_taguru.core.wire import Revision
 from pytest_taguru.errors import UsageError
 from pytest_taguru.run.client import TaguruClient
-from pytest_taguru.run.dataset import EvalSet, load_eval_set
+from pytest_taguru.run.dataset import load_eval_set
+from pytest_taguru.run.eval_models import EvalSet
 from pytest_taguru.run.exchange import CallFailed
 from pytest_taguru.run.preflight import ContextFacts, PreflightFacts
 from pytest_taguru.run.recording.files import AFTER_RUN_FILE, PREFLIGHT_FILE, case_file
