@@ -264,3 +264,22 @@ def test_the_baseline_options_come_from_the_ini_file_too(suite: Suite) -> None:
             "*α 0.01 (Holm over 0 test(s)), tolerance 0.5",
         ]
     )
+
+
+def test_the_runs_slices_are_judged_against_the_baseline_each_on_its_own(
+    pytester: pytest.Pytester, dist: tuple[str, ...]
+) -> None:
+    # Decoys only among the first 100 cases: that slice regresses, the other does not move.
+    suite = PairedSuite(pytester, 200, decoys=[i for i in range(100) if i % 10 < 3])
+    slices = ("--taguru-slices", "first: p00[0-9][0-9]\nsecond: p01[0-9][0-9]")
+    result = suite.head(*slices, *dist)
+
+    assert result.ret == 3
+    result.stdout.fnmatch_lines(
+        [
+            "    metric * slice * n * verdict",
+            "    recall.mrr * first * 100  -0.1500 * regressed",
+            "    recall.mrr * second * 100  +0.0000 * unchanged",
+        ]
+    )
+    result.stdout.fnmatch_lines([f"FAILED {BASELINE_PATTERN} - recall.mrr [[]*]: Δ -0.*"])
