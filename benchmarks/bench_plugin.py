@@ -9,7 +9,8 @@ interpreter that only ``json.load``s the same files. Servers: the reference serv
 (``python -m pytest_taguru.server``) for the end-to-end rows, an instant in-process fake
 (``fake_taguru``) for the controller-side ones. Every input is generated from fixed seeds:
 a synthetic Japanese-like corpus (``synthetic_corpus``), a Cranfield-sized English one
-(``cranfield_like``) and eval sets over them. ``--quick`` shrinks every size (about 8 minutes on an idle 2-core machine).
+(``cranfield_like``) and eval sets over them. ``--quick`` shrinks every size (about 8 minutes
+on an idle 2-core machine).
 """
 
 import argparse
@@ -275,7 +276,9 @@ GROUPS = {
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--quick", action="store_true", help="smaller sizes, about 8 minutes on an idle 2-core machine")
+    parser.add_argument(
+        "--quick", action="store_true", help="smaller sizes, about 8 minutes on an idle 2 cores"
+    )
     parser.add_argument("--keep", action="store_true", help="keep the workspace directory")
     parser.add_argument(
         "--only", choices=sorted(GROUPS), action="append", help="run only these groups of rows"
