@@ -358,12 +358,15 @@ def load_case_block(text: str) -> CaseBlock:
 
 
 def case_summary(block: CaseBlock) -> CaseBlock:
-    """The block without its hits and the search plan: everything the run-level numbers
-    (metrics, the summary, the gate) read, at a small part of the block's size."""
-    if not isinstance(block.passage, PassageSearched):
-        return block
-    passage = block.passage.model_copy(update={"hits": [], "plan": None})
-    return block.model_copy(update={"passage": passage})
+    """The block without its hits, the search plan and the unjudged hits' locators: everything
+    the run-level numbers (metrics, the summary, the gate) read, at a small part of the block's
+    size (the controller holds one per case until the run ends)."""
+    update: dict[str, object] = {}
+    if isinstance(block.passage, PassageSearched):
+        update["passage"] = block.passage.model_copy(update={"hits": [], "plan": None})
+    if block.label_coverage is not None and block.label_coverage.unjudged:
+        update["label_coverage"] = block.label_coverage.model_copy(update={"unjudged": []})
+    return block.model_copy(update=update) if update else block
 
 
 def case_id_of(text: str) -> str:
