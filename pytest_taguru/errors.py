@@ -6,6 +6,8 @@ adds, :data:`PREFIX`); it never contains a bearer token or URL userinfo.
 
 from typing import ClassVar
 
+from pytest_taguru.core.textfile import UnreadableFile, read_utf8
+
 PREFIX = "taguru: evaluate: "
 """What begins every line the run prints on stderr, as taguru's ``evaluate`` verb does."""
 
@@ -61,3 +63,12 @@ def error_line(error: TaguruError) -> str:
 def error_lines(error: TaguruError) -> list[str]:
     """The error's own line, then its hints (``taguru: evaluate: hint: …``)."""
     return [error_line(error), *(f"{PREFIX}hint: {hint}" for hint in error.hints)]
+
+
+def read_input_text(path: str) -> str:
+    """An input file's text (``core.textfile.read_utf8``); one that cannot be read is a
+    :class:`UsageError`: ``cannot read <path>: <reason>``."""
+    try:
+        return read_utf8(path)
+    except UnreadableFile as error:
+        raise UsageError(f"cannot read {path}: {error.reason}") from None

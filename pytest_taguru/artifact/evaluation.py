@@ -250,6 +250,7 @@ class ArtifactError(ValueError):
     """An artifact that cannot be read: not JSON, not an object, or out of the version range."""
 
 
+@collector_paused()  # the whole reading: parsing and typing build the heap the collector walks
 def parse_evaluation(
     text: str | bytes,
     *,
@@ -262,13 +263,12 @@ def parse_evaluation(
     ``summaries`` reads each case as its summary (``artifact.case.case_summary``: the hits and
     the search plan skipped, never typed), all a gate reads of it."""
     try:
-        with collector_paused():
-            data = read_json(
-                text if isinstance(text, str) else text.decode("utf-8"),
-                exact_wide_integers=True,
-                objects="last_wins",  # the lenient models read any object as a map
-                float_roundtrip=float_roundtrip,
-            )
+        data = read_json(
+            text if isinstance(text, str) else text.decode("utf-8"),
+            exact_wide_integers=True,
+            objects="last_wins",  # the lenient models read any object as a map
+            float_roundtrip=float_roundtrip,
+        )
     except (UnicodeDecodeError, SerdeError) as error:
         raise ArtifactError(f"{origin}: not JSON: {error}") from error
     if not isinstance(data, dict):
@@ -284,8 +284,7 @@ def parse_evaluation(
     if summaries:
         _skip_hits(data.get("cases"))
     try:
-        with collector_paused():
-            return Evaluation.model_validate(data)
+        return Evaluation.model_validate(data)
     except ValueError as error:
         raise ArtifactError(f"{origin}: not a readable evaluation artifact: {error}") from error
 

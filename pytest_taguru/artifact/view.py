@@ -263,6 +263,7 @@ class LoadedRun:
     does not know it); ``compare.slices`` decodes it, tolerantly."""
 
 
+@collector_paused()  # parsing and typing build the heap the collector would walk
 def read_run(text: str, path: str) -> LoadedRun:
     """Parse one ``evaluation.json`` (B.2 steps 2–3): the tolerant view, then the stamp range.
 
@@ -271,9 +272,8 @@ def read_run(text: str, path: str) -> LoadedRun:
     """
     try:
         # A skipped, unknown field may hold a lone surrogate: only the strings read are checked.
-        with collector_paused():
-            document = read_json(text, check_strings=False, objects="pairs_if_repeated")
-            view = EvaluationView.model_validate(document)
+        document = read_json(text, check_strings=False, objects="pairs_if_repeated")
+        view = EvaluationView.model_validate(document)
     except ValidationError as error:
         raise RunReadError(f"{path}: malformed evaluation.json: {serde_message(error)}") from None
     except SerdeError as error:

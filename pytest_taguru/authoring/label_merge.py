@@ -26,8 +26,8 @@ from pytest_taguru.core.jsontext import dumps_compact
 from pytest_taguru.core.serde import SerdeError, read_json
 from pytest_taguru.core.suggest import did_you_mean
 from pytest_taguru.core.text import trim
-from pytest_taguru.core.textfile import UnreadableFile, read_utf8, split_lines
-from pytest_taguru.errors import UsageError
+from pytest_taguru.core.textfile import split_lines
+from pytest_taguru.errors import UsageError, read_input_text
 from pytest_taguru.run.dataset_errors import describe_error
 from pytest_taguru.run.eval_models import MAX_RELEVANCE, EvalCase, EvalSet
 from pytest_taguru.score.case import satisfies
@@ -94,11 +94,7 @@ def _label(value: Any, path: str, line: int) -> QueueLine:
 
 def load_labelled_queue(path: str) -> LabelledQueue:
     """:func:`read_labelled_queue` of the file at ``path`` (UTF-8, read whole, as eval.jsonl)."""
-    try:
-        text = read_utf8(path)
-    except UnreadableFile as error:
-        raise UsageError(f"cannot read {path}: {error.reason}") from None
-    return read_labelled_queue(text, path)
+    return read_labelled_queue(read_input_text(path), path)
 
 
 def read_labelled_queue(text: str, path: str) -> LabelledQueue:

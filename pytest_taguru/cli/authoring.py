@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, NoReturn
 
 from pytest_taguru.cli.arguments import PROG
 from pytest_taguru.core.suggest import did_you_mean
-from pytest_taguru.errors import RunError, TaguruError, UsageError
+from pytest_taguru.errors import RunError, TaguruError, UsageError, read_input_text
 
 if TYPE_CHECKING:
     from pytest_taguru.run.eval_models import EvalSet
@@ -266,20 +266,11 @@ def run_check(argv: Sequence[str]) -> int:
 # --- unjudged, label-merge ---------------------------------------------------------------------
 
 
-def _read_text(path: str) -> str:
-    from pytest_taguru.core.textfile import UnreadableFile, read_utf8
-
-    try:
-        return read_utf8(path)
-    except UnreadableFile as error:
-        raise UsageError(f"cannot read {path}: {error.reason}") from None
-
-
 def _read_eval(path: str) -> "tuple[str, EvalSet]":
     """An eval set's text, and the set loaded from it (one read: the text is edited later)."""
     from pytest_taguru.run.dataset import parse_eval_set
 
-    text = _read_text(path)
+    text = read_input_text(path)
     return text, parse_eval_set(text, path)
 
 
@@ -328,7 +319,7 @@ def run_unjudged(argv: Sequence[str]) -> int:
         runs = []
         for path in args.artifacts:
             try:
-                runs.append(SavedRun(path, parse_evaluation(_read_text(path), origin=path)))
+                runs.append(SavedRun(path, parse_evaluation(read_input_text(path), origin=path)))
             except ArtifactError as error:
                 raise UsageError(str(error)) from None
         texts = None if args.with_text is None else recorded_texts(args.with_text)

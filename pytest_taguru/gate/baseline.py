@@ -30,8 +30,8 @@ from pytest_taguru.compare.significance import (
     InconclusivePolicy,
     Tolerances,
 )
-from pytest_taguru.core.textfile import UnreadableFile, os_error_text, read_utf8
-from pytest_taguru.errors import RunError, UsageError
+from pytest_taguru.core.textfile import os_error_text
+from pytest_taguru.errors import RunError, UsageError, read_input_text
 from pytest_taguru.gate.results import FinishedRun, GateResult, first_of
 from pytest_taguru.run.eval_models import DEFAULT_LIMIT, RESOLVE_LIMIT, EvalSet
 from pytest_taguru.run.expectations import expectations_sha256
@@ -50,10 +50,7 @@ THIS_RUN = "this run"
 
 def load_baseline(path: str) -> LoadedRun:
     """Read the baseline artifact (exit 2 when it cannot be read as one)."""
-    try:
-        text = read_utf8(path)
-    except UnreadableFile as error:
-        raise UsageError(f"cannot read {path}: {error.reason}") from None
+    text = read_input_text(path)
     try:
         return read_run(text, path)
     except RunReadError as error:

@@ -24,8 +24,8 @@ from pytest_taguru.core.serde import SerdeError, read_json
 from pytest_taguru.core.serde_numbers import int_to_f32
 from pytest_taguru.core.suggest import BOM, bom_hint
 from pytest_taguru.core.text import trim
-from pytest_taguru.core.textfile import UnreadableFile, read_utf8, split_lines
-from pytest_taguru.errors import UsageError
+from pytest_taguru.core.textfile import split_lines
+from pytest_taguru.errors import UsageError, read_input_text
 from pytest_taguru.run.dataset_errors import describe_error, show, unknown_field
 from pytest_taguru.run.eval_models import (
     EVAL_VERSION,
@@ -53,11 +53,7 @@ _OPTION_EXTENSION_KEYS = ("floor", "tags", "since", "until")
 
 def load_eval_set(path: str) -> EvalSet:
     """Load and validate ``path`` in interpret mode (§2), raising UsageError on the first error."""
-    try:
-        text = read_utf8(path)
-    except UnreadableFile as error:
-        raise UsageError(f"cannot read {path}: {error.reason}") from None
-    return parse_eval_set(text, path)
+    return parse_eval_set(read_input_text(path), path)
 
 
 def parse_eval_set(text: str, path: str) -> EvalSet:
