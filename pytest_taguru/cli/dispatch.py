@@ -23,13 +23,29 @@ from pytest_taguru.cli.arguments import (
     ArgumentError,
     HelpRequested,
 )
+from pytest_taguru.core.bulk import collector_paused
 from pytest_taguru.errors import TaguruError
 
 
+OFFLINE = frozenset({"compare", "gate", "report", "merge"})
+"""The subcommands that read whole artifacts and end: they run with the cycle collector off."""
+
+
 def _dispatch(args: list[str]) -> int:
+    first = args[0] if args else ""
+    if first not in OFFLINE:
+        return _mode(first, args)
+    # A read artifact is millions of long-lived, acyclic objects: every full pass of the
+    # collector over them (triggered by whatever the command allocates next) cost seconds,
+    # and a command that ends soon has no cycles worth finding.
+    with collector_paused():
+        return _mode(first, args)
+
+
+def _mode(first: str, args: list[str]) -> int:
     # Each mode imports only its own module: a subcommand starts without the others'
     # dependencies (``gate`` reads an artifact in a fraction of the package's import time).
-    first, rest = (args[0], args[1:]) if args else ("", [])
+    rest = args[1:]
     if first == "--version":
         raise HelpRequested(f"{PROG} (pytest-taguru) {__version__}\n")
     if first == "compare":

@@ -4,13 +4,15 @@ model costs beyond its values."""
 import gc
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
-from pydantic import BaseModel
+if TYPE_CHECKING:  # the console script imports this module before any model exists
+    from pydantic import BaseModel
 
 _FIELDS_SETS: dict[frozenset[str], set[str]] = {}
 
 
-def share_fields_set(model: BaseModel) -> None:
+def share_fields_set(model: "BaseModel") -> None:
     """Give ``model`` the one set of given keys that every model with the same keys shares.
 
     pydantic makes a set per model (several hundred bytes, the most of a small case at
