@@ -26,7 +26,6 @@ from pytest_taguru.cli.arguments import (
 from pytest_taguru.core.bulk import collector_paused
 from pytest_taguru.errors import TaguruError
 
-
 OFFLINE = frozenset({"compare", "gate", "report", "merge"})
 """The subcommands that read whole artifacts and end: they run with the cycle collector off."""
 

@@ -56,8 +56,8 @@ class FinishedRun:
     """What a verdict source may judge: the artifact as written, the thresholds verdict (if a
     thresholds file was given) and how much of the dataset ran.
 
-    ``evaluation.cases`` are the cases' summaries (``artifact.case_summary``: no hits, no
-    search plan; every number the metrics read); the whole text is at ``artifact_path``."""
+    The controller's ``evaluation`` holds no cases (it streams them into the artifact): the
+    whole text is at ``artifact_path``, or built on demand by ``artifact``."""
 
     evaluation: "Evaluation"
     coverage: "RunCoverage"

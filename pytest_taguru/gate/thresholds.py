@@ -10,7 +10,7 @@ is pure and serves both the live run and the offline ``taguru-evaluate gate``; i
 
 import hashlib
 import math
-from collections.abc import Collection, Iterator, Mapping
+from collections.abc import Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
@@ -307,10 +307,16 @@ def aggregate_violations(
 
 
 def evaluate_gate(
-    thresholds: Thresholds, evaluation: Evaluation, *, aggregate_skipped: str | None = None
+    thresholds: Thresholds,
+    evaluation: Evaluation,
+    *,
+    case_checks: Iterable[CaseCheck] | None = None,
+    aggregate_skipped: str | None = None,
 ) -> GateReport:
     """The gate over a finished run (A.5), pure.
 
+    ``case_checks`` are the cases' :func:`check_case` in run order, when the caller made them
+    as the cases went by (default: checked here, from ``evaluation.cases``).
     ``aggregate_skipped`` (the reason, e.g. ``partial run (2 of 36 cases)``) leaves the
     aggregate bounds unjudged; case-scoped bounds and corpus stability are judged as always.
 
@@ -324,8 +330,9 @@ def evaluate_gate(
     headlines = {name: evaluation.headline(name) for name in file.aggregate}
     violations = [] if aggregate_skipped else list(aggregate_violations(file.aggregate, headlines))
     skipped: list[str] = []
-    for block in evaluation.cases:
-        outcome = check_case(file, block)
+    if case_checks is None:
+        case_checks = (check_case(file, block) for block in evaluation.cases)
+    for outcome in case_checks:
         violations += [item.violation for item in outcome.violations]
         skipped += outcome.skipped
     if not evaluation.corpus.stable and not file.allow_unstable_corpus:

@@ -26,14 +26,25 @@ from pytest_taguru.gate.results import (
     ThresholdsGate,
     not_judged,
 )
-from pytest_taguru.gate.thresholds import GateReport, Thresholds, evaluate_gate
+from pytest_taguru.gate.thresholds import (
+    CaseCheck,
+    GateReport,
+    Thresholds,
+    check_case,
+    evaluate_gate,
+)
 from pytest_taguru.report.gate import gate_summary_lines, publish_github
 from pytest_taguru.report.summary import REPORT_ONLY_NOTICE, summary_lines
 from pytest_taguru.run.client import TaguruClient, client_for
 from pytest_taguru.run.dead_server import RunStop
 from pytest_taguru.run.embedded_server import EmbeddedServer, start_embedded_server
 from pytest_taguru.run.eval_models import EvalSet
-from pytest_taguru.run.finish import build_evaluation, partial_run_warning, ran_in_order
+from pytest_taguru.run.finish import (
+    build_evaluation,
+    partial_run_warning,
+    ran_in_order,
+    start_fold,
+)
 from pytest_taguru.run.partial import PartialRunPolicy, RunCoverage, session_failure
 from pytest_taguru.run.preflight import PreflightFacts, reread_context, run_preflight
 from pytest_taguru.run.received import CaseTexts, ReceivedBlocks
@@ -43,7 +54,6 @@ from pytest_taguru.run.settings import Settings
 from pytest_taguru.run.shard import ShardPlan
 from pytest_taguru.run.slices import Slicing, judge_slices
 from pytest_taguru.run.waiting import waiting_notice
-from pytest_taguru.score.summary import run_summary
 
 if TYPE_CHECKING:
     from pytest_taguru.artifact.view import LoadedRun
@@ -243,16 +253,28 @@ class RunController:
             client.close()
             self.recording.close(tape)
         ran = ran_in_order(self.eval_set, self.blocks)
-        cases = [self.blocks.summary(case_id) for case_id in ran]
         globs = None if self.slicing is None else self.slicing.definitions.globs
+        fold = start_fold(self.settings, globs)
+        checks: list[CaseCheck] = []
+        # One case summary in memory at a time: folded for the run-level numbers, checked
+        # against the thresholds' case bounds, then dropped.
+        for case_id in ran:
+            summary = self.blocks.summary(case_id)
+            fold.add(summary)
+            if self.thresholds is not None:
+                check = check_case(self.thresholds.file, summary)
+                if check.violations or check.skipped:  # a clean case adds nothing to the gate
+                    checks.append(check)
         evaluation = build_evaluation(
-            self.settings, self.eval_set, cases, self.preflight, after,
-            out=planned, slices=globs, shard=self.shard,
+            self.settings, self.eval_set, fold, self.preflight, after,
+            out=planned, shard=self.shard,
         )  # fmt: skip
         gate = None
         skipped = self.policy.aggregate_skip_reason(coverage)
         if self.thresholds is not None:
-            gate = evaluate_gate(self.thresholds, evaluation, aggregate_skipped=skipped)
+            gate = evaluate_gate(
+                self.thresholds, evaluation, case_checks=checks, aggregate_skipped=skipped
+            )
             evaluation = evaluation.model_copy(update={"thresholds": gate.to_block()})
         evaluation, slice_lines = judge_slices(self.slicing, evaluation, aggregate_skipped=skipped)
         artifact = ArtifactSource(evaluation, lambda: (self.blocks.text(case) for case in ran))
@@ -263,7 +285,7 @@ class RunController:
                 raise RunError(f"writing {path}: {os_error_text(error)}") from error
         lines = summary_lines(
             evaluation,
-            run_summary(evaluation.cases),
+            fold.summary(),
             partial_run_warning=partial_run_warning(coverage.dataset_cases, coverage.ran_cases),
             not_written=None if failing is None else f"{failing}; the session exits 1",
         )

@@ -23,9 +23,8 @@ from pytest_taguru.run.lanes.assembly import RunShape
 from pytest_taguru.run.preflight import ContextFacts, PreflightFacts
 from pytest_taguru.run.settings import Settings
 from pytest_taguru.run.shard import ShardPlan
-from pytest_taguru.score.metrics import build_extra_metrics, build_metrics, definitions
-from pytest_taguru.score.slices import slice_cards
-from pytest_taguru.score.summary import run_summary
+from pytest_taguru.score.fold import RunFold
+from pytest_taguru.score.metrics import definitions
 
 
 def ran_in_order(eval_set: EvalSet, received: Container[str]) -> list[str]:
@@ -45,20 +44,27 @@ def partial_run_warning(dataset_cases: int, ran_cases: int) -> str | None:
     )
 
 
+def start_fold(settings: Settings, slices: Mapping[str, Sequence[str]] | None) -> RunFold:
+    """What a live run's case summaries are folded into at the finish: ``slices`` (name →
+    globs) adds the per-slice scorecards."""
+    shape = RunShape.from_settings(settings)
+    return RunFold(rerank_requested=shape.rerank is not None, slices=slices)
+
+
 def build_evaluation(
     settings: Settings,
     eval_set: EvalSet,
-    cases: list[CaseBlock],
+    fold: RunFold,
     before: PreflightFacts,
     after: ContextFacts,
     *,
     out: str,
-    slices: Mapping[str, Sequence[str]] | None = None,
     shard: ShardPlan | None = None,
 ) -> Evaluation:
-    """The artifact (``thresholds`` still null): ``out`` is the path it is written to;
-    ``slices`` (name → globs) adds the per-slice scorecards; a shard's dataset is its own
-    cases, and its ``inputs`` say which shard it is."""
+    """The artifact (``thresholds`` still null) of the cases folded into ``fold``
+    (:func:`start_fold`), without their blocks (``cases`` is empty: the controller writes
+    the cases' texts in its place); ``out`` is the path it is written to; a shard's dataset
+    is its own cases, and its ``inputs`` say which shard it is."""
     assert settings.masked_url is not None
     shape = RunShape.from_settings(settings)
     dataset = eval_set.cases if shard is None else shard.select(eval_set.cases)
@@ -88,13 +94,13 @@ def build_evaluation(
         ),
         sources_count=before.sources_count,
     )
-    return assemble_evaluation(
+    return evaluation_of(
         inputs,
         corpus,
-        cases,
+        fold,
+        cases=[],
         dataset_cases=len(dataset),
         case_warnings=shape.filter_warnings(dataset),
-        slices=slices,
     )
 
 
@@ -107,15 +113,38 @@ def assemble_evaluation(
     case_warnings: list[str],
     slices: Mapping[str, Sequence[str]] | None = None,
 ) -> Evaluation:
-    """The artifact of the case blocks that came back (``thresholds`` still null), for a live
-    run and for ``taguru-evaluate merge`` alike: the warnings (the per-case ones given, then
-    the run's own), the definitions, every metric and the slices' scorecards, computed from
-    ``cases``."""
+    """The artifact of the case blocks that came back (``thresholds`` still null), as
+    ``taguru-evaluate merge`` builds it: :func:`evaluation_of` ``cases``."""
+    fold = RunFold.of(cases, rerank_requested=inputs.rerank is not None, slices=slices)
+    return evaluation_of(
+        inputs,
+        corpus,
+        fold,
+        cases=cases,
+        dataset_cases=dataset_cases,
+        case_warnings=case_warnings,
+    )
+
+
+def evaluation_of(
+    inputs: Inputs,
+    corpus: Corpus,
+    fold: RunFold,
+    *,
+    cases: list[CaseBlock],
+    dataset_cases: int,
+    case_warnings: list[str],
+) -> Evaluation:
+    """The artifact of a run whose case blocks were folded into ``fold`` (``thresholds``
+    still null), for a live run and for ``taguru-evaluate merge`` alike: the warnings (the
+    per-case ones given, then the run's own), the definitions, every metric and the slices'
+    scorecards; ``cases`` are the blocks it holds."""
     warnings = list(case_warnings)
-    partial = partial_run_warning(dataset_cases, len(cases))
+    summary = fold.summary()
+    partial = partial_run_warning(dataset_cases, summary.cases)
     if partial is not None:
         warnings.append(partial)
-    retried = retry_warning(run_summary(cases))
+    retried = retry_warning(summary)
     if retried is not None:
         warnings.append(retried)
     return Evaluation(
@@ -126,7 +155,7 @@ def assemble_evaluation(
         definitions=definitions(),
         warnings=warnings or None,
         cases=cases,
-        metrics=build_metrics(cases, rerank_requested=inputs.rerank is not None),
-        extra_metrics=build_extra_metrics(cases),
-        slices=None if slices is None else slice_cards(slices, cases),
+        metrics=fold.metrics(),
+        extra_metrics=fold.extra_metrics(),
+        slices=fold.slice_cards(),
     )

@@ -1,7 +1,8 @@
 """What a metric is: :class:`Metric` and the ways its value is drawn from the case blocks
-(:class:`PerCase`, :class:`Samples`, :class:`Counted`); the 31 metrics themselves are declared
-in ``score/registry``."""
+(:class:`PerCase`, :class:`Samples`, :class:`Counted`), and :class:`MetricTally`, which draws
+it case by case; the 31 metrics themselves are declared in ``score/registry``."""
 
+from array import array
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Literal
@@ -108,13 +109,45 @@ class Metric:
 
     def value(self, run: RunCases) -> MetricValue:
         """The metric's value over a whole run (§6.1, §6.2)."""
-        drawn = self.drawn
+        tally = MetricTally(self)
+        tally.add(run)
+        return tally.value()
+
+
+class MetricTally:
+    """One metric's numbers gathered from any number of runs' worth of cases, one part at a
+    time: its samples (8 bytes each), or its ratio's two counts.
+
+    Adding the cases one by one gives the value of the whole run: every population a metric
+    is drawn from is a union of per-case parts, a ratio's counts are sums of per-case counts,
+    and a distribution sorts its samples first (so the order they come in does not matter).
+    """
+
+    __slots__ = ("_drawn", "_n", "_numerator", "_samples")
+
+    def __init__(self, metric: Metric) -> None:
+        self._drawn = metric.drawn
+        self._samples = array("d")
+        self._numerator = self._n = 0
+
+    def add(self, run: RunCases) -> None:
+        drawn = self._drawn
         if isinstance(drawn, Counted):
-            return ratio(*drawn.count(run))
-        if isinstance(drawn, Samples):
-            return distribution(drawn.draw(run))
-        values = (read_path(case, drawn.path) for case in run.blocks)
-        return distribution(value for value in values if value is not None)
+            numerator, n = drawn.count(run)
+            self._numerator += numerator
+            self._n += n
+        elif isinstance(drawn, Samples):
+            self._samples.extend(drawn.draw(run))
+        else:
+            for case in run.blocks:
+                value = read_path(case, drawn.path)
+                if value is not None:
+                    self._samples.append(value)
+
+    def value(self) -> MetricValue:
+        if isinstance(self._drawn, Counted):
+            return ratio(self._numerator, self._n)
+        return distribution(self._samples)
 
 
 def read_path(case: CaseBlock | CaseView, path: tuple[str, ...]) -> float | None:

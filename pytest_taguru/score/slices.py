@@ -12,6 +12,7 @@ from fnmatch import translate
 
 from pytest_taguru.artifact.case import CaseBlock
 from pytest_taguru.artifact.evaluation import Distribution, SliceCard
+from pytest_taguru.score.metric_kind import MetricTally
 from pytest_taguru.score.populations import RunCases
 from pytest_taguru.score.registry import METRICS
 from pytest_taguru.score.shapes import byte_order
@@ -20,6 +21,7 @@ PER_CASE_METRICS = tuple(metric for metric in METRICS if metric.case_path is not
 """The metrics with one value per case (the registry's case-scoped ones), in record order:
 what a scorecard holds and what a slice thresholds file may bound."""
 PER_CASE_NAMES = tuple(metric.name for metric in PER_CASE_METRICS)
+_BY_NAME = {metric.name: metric for metric in PER_CASE_METRICS}
 
 
 def _matcher(globs: Sequence[str]) -> re.Pattern[str]:
@@ -41,17 +43,36 @@ def resolve_slices(
     }
 
 
+class SliceTally:
+    """One slice's scorecard gathered a part of the run at a time (``score.fold``)."""
+
+    def __init__(self, globs: Sequence[str]) -> None:
+        self.globs = list(globs)
+        self.matcher = _matcher(globs)
+        self._n = 0
+        self._tallies = {name: MetricTally(_BY_NAME[name]) for name in byte_order(_BY_NAME)}
+
+    def add(self, run: RunCases) -> None:
+        """Count the cases of ``run`` in (they are the slice's: no membership check here)."""
+        self._n += len(run.blocks)
+        for tally in self._tallies.values():
+            tally.add(run)
+
+    def card(self) -> SliceCard:
+        """The scorecard: metrics in byte order, as in the run-level block."""
+        metrics: dict[str, Distribution] = {}
+        for name, tally in self._tallies.items():
+            value = tally.value()
+            assert isinstance(value, Distribution), f"{name} is not drawn per case"
+            metrics[name] = value
+        return SliceCard(globs=self.globs, n=self._n, metrics=metrics)
+
+
 def slice_card(globs: Sequence[str], cases: Sequence[CaseBlock]) -> SliceCard:
-    """The scorecard of the slice defined by ``globs`` holding ``cases``: metrics in byte
-    order, as in the run-level block."""
-    run = RunCases(cases)
-    by_name = {metric.name: metric for metric in PER_CASE_METRICS}
-    metrics: dict[str, Distribution] = {}
-    for name in byte_order(by_name):
-        value = by_name[name].value(run)
-        assert isinstance(value, Distribution), f"{name} is not drawn per case"
-        metrics[name] = value
-    return SliceCard(globs=list(globs), n=len(cases), metrics=metrics)
+    """The scorecard of the slice defined by ``globs`` holding ``cases``."""
+    tally = SliceTally(globs)
+    tally.add(RunCases(cases))
+    return tally.card()
 
 
 def slice_cards(

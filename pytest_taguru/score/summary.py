@@ -3,7 +3,7 @@
 Printing is not done here (``report.summary``). Specification: ``evaluate-run.md`` §8.2.
 """
 
-from collections.abc import Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from pytest_taguru.artifact.case import (
@@ -13,7 +13,7 @@ from pytest_taguru.artifact.case import (
     PositionNotFound,
 )
 from pytest_taguru.score.case import is_valid
-from pytest_taguru.score.populations import RunCases, both_hit, neither_hit
+from pytest_taguru.score.populations import both_hit, neither_hit
 
 INVALID_SHOWN = 3
 """How many invalid citation locators the summary lists before counting the rest."""
@@ -54,60 +54,111 @@ class RunSummary:
     retried_cases: int = 0
 
 
-def plain_mean(values: Sequence[float]) -> float | None:
+class _RunningMean:
     """``(((−0.0 + v₁) + v₂) + … + vₙ) / n`` in the order given (taguru's summary means), or
     ``None`` for no values. Unlike a distribution's ``mean`` the values are not sorted first,
     which can change the last bits and so a rounded digit."""
-    if not values:
-        return None
-    total = -0.0
-    for value in values:
-        total += value
-    return total / len(values)
+
+    __slots__ = ("n", "total")
+
+    def __init__(self) -> None:
+        self.total, self.n = -0.0, 0
+
+    def add(self, value: float) -> None:
+        self.total += value
+        self.n += 1
+
+    def value(self) -> float | None:
+        return self.total / self.n if self.n else None
 
 
-def run_summary(cases: Sequence[CaseBlock]) -> RunSummary:
-    """Compute ``RunSummary`` from case blocks in case order (§8.2).
+class SummaryTally:
+    """``RunSummary`` gathered one case block at a time, in case order (§8.2).
 
     Ambiguous / not-found counts are over association positions only (cue resolutions and
-    errored positions excluded). Each mean is a :func:`plain_mean` in case order. The invalid
-    locators are the first three invalid checks in case order,
-    then check order; ``more_invalid_locators`` counts the rest.
+    errored positions excluded). Each mean is a :class:`_RunningMean` in case order. The invalid
+    locators are the first three invalid checks in case order, then check order;
+    ``more_invalid_locators`` counts the rest.
     """
-    positions = [
-        position
-        for case in cases
-        if case.structural is not None
-        for probe in case.structural.associations
-        for position in (probe.subject, probe.label, probe.object)
-    ]
-    recalls = [case.recall for case in cases if case.recall is not None]
-    citations = [case.citations for case in cases if case.citations is not None]
-    run = RunCases(cases)
-    crossed = run.lane_crosses
-    invalid = [
-        InvalidLocator(check.source, check.paragraph) for check in run.checks if not is_valid(check)
-    ]
-    failed = sum(isinstance(case.passage, PassageFailed) for case in cases)
-    return RunSummary(
-        cases=len(cases),
-        passage_ok=len(cases) - failed,
-        passage_failed=failed,
-        structural_cases=sum(case.structural is not None for case in cases),
-        ambiguous_positions=sum(isinstance(p, PositionAmbiguous) for p in positions),
-        not_found_positions=sum(isinstance(p, PositionNotFound) for p in positions),
-        recall_cases=len(recalls),
-        mean_recall_at_k=plain_mean([r.recall_at_k for r in recalls]),
-        mean_mrr=plain_mean([r.mrr for r in recalls]),
-        mean_ndcg=plain_mean([r.ndcg for r in recalls]),
-        cross_tab_cases=len(crossed),
-        cross_tab_both=sum(map(both_hit, crossed)),
-        cross_tab_neither=sum(map(neither_hit, crossed)),
-        citation_cases=len(citations),
-        mean_citation_recall=plain_mean([c.recall.value for c in citations]),
-        mean_locator_validity=plain_mean([c.validity.value for c in citations]),
-        invalid_locators=tuple(invalid[:INVALID_SHOWN]),
-        more_invalid_locators=max(len(invalid) - INVALID_SHOWN, 0),
-        retried_requests=sum(case.retries or 0 for case in cases),
-        retried_cases=sum(bool(case.retries) for case in cases),
-    )
+
+    def __init__(self) -> None:
+        self._counts = dict.fromkeys(_COUNTED, 0)
+        self._means = {name: _RunningMean() for name in _MEANS}
+        self._invalid: list[InvalidLocator] = []
+        self._more_invalid = 0
+
+    def add(self, case: CaseBlock) -> None:
+        counts, means = self._counts, self._means
+        counts["cases"] += 1
+        counts["passage_failed"] += isinstance(case.passage, PassageFailed)
+        counts["retried_requests"] += case.retries or 0
+        counts["retried_cases"] += bool(case.retries)
+        if case.structural is not None:
+            counts["structural_cases"] += 1
+            for probe in case.structural.associations:
+                for position in (probe.subject, probe.label, probe.object):
+                    counts["ambiguous_positions"] += isinstance(position, PositionAmbiguous)
+                    counts["not_found_positions"] += isinstance(position, PositionNotFound)
+        if case.recall is not None:
+            counts["recall_cases"] += 1
+            means["mean_recall_at_k"].add(case.recall.recall_at_k)
+            means["mean_mrr"].add(case.recall.mrr)
+            means["mean_ndcg"].add(case.recall.ndcg)
+        if case.lane_cross is not None:
+            counts["cross_tab_cases"] += 1
+            counts["cross_tab_both"] += both_hit(case.lane_cross)
+            counts["cross_tab_neither"] += neither_hit(case.lane_cross)
+        if case.citations is not None:
+            counts["citation_cases"] += 1
+            means["mean_citation_recall"].add(case.citations.recall.value)
+            means["mean_locator_validity"].add(case.citations.validity.value)
+            for check in case.citations.checks:
+                if is_valid(check):
+                    continue
+                if len(self._invalid) < INVALID_SHOWN:
+                    self._invalid.append(InvalidLocator(check.source, check.paragraph))
+                else:
+                    self._more_invalid += 1
+
+    def result(self) -> RunSummary:
+        counts, means = self._counts, self._means
+        return RunSummary(
+            cases=counts["cases"],
+            passage_ok=counts["cases"] - counts["passage_failed"],
+            passage_failed=counts["passage_failed"],
+            structural_cases=counts["structural_cases"],
+            ambiguous_positions=counts["ambiguous_positions"],
+            not_found_positions=counts["not_found_positions"],
+            recall_cases=counts["recall_cases"],
+            mean_recall_at_k=means["mean_recall_at_k"].value(),
+            mean_mrr=means["mean_mrr"].value(),
+            mean_ndcg=means["mean_ndcg"].value(),
+            cross_tab_cases=counts["cross_tab_cases"],
+            cross_tab_both=counts["cross_tab_both"],
+            cross_tab_neither=counts["cross_tab_neither"],
+            citation_cases=counts["citation_cases"],
+            mean_citation_recall=means["mean_citation_recall"].value(),
+            mean_locator_validity=means["mean_locator_validity"].value(),
+            invalid_locators=tuple(self._invalid),
+            more_invalid_locators=self._more_invalid,
+            retried_requests=counts["retried_requests"],
+            retried_cases=counts["retried_cases"],
+        )
+
+
+_COUNTED = (
+    "cases", "passage_failed", "structural_cases", "ambiguous_positions", "not_found_positions",
+    "recall_cases", "cross_tab_cases", "cross_tab_both", "cross_tab_neither", "citation_cases",
+    "retried_requests", "retried_cases",
+)  # fmt: skip
+_MEANS = (
+    "mean_recall_at_k", "mean_mrr", "mean_ndcg", "mean_citation_recall", "mean_locator_validity"
+)  # fmt: skip
+
+
+def run_summary(cases: Iterable[CaseBlock]) -> RunSummary:
+    """``RunSummary`` of case blocks in case order (:class:`SummaryTally`)."""
+    tally = SummaryTally()
+    for case in cases:
+        tally.add(case)
+    return tally.result()

@@ -1,6 +1,8 @@
 """``taguru-evaluate`` mode selection (evaluate-run.md §1.1): the first argument picks the
 mode; errors carry the ``--help`` hint."""
 
+import gc
+
 import pytest
 
 from pytest_taguru.cli import gate as gate_cli
@@ -68,3 +70,22 @@ def test_version(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["--version"]) == 0
     expected = f"taguru-evaluate (pytest-taguru) {version('pytest-taguru')}\n"
     assert capsys.readouterr().out == expected
+
+
+# --- the offline subcommands run without the cycle collector -----------------------------------
+
+
+def test_gate_runs_with_the_collector_paused_and_restores_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    seen: list[bool] = []
+
+    def fake_gate(args: list[str]) -> int:
+        seen.append(gc.isenabled())
+        raise gate_cli.UsageError("stop here")
+
+    monkeypatch.setattr(gate_cli, "run_gate", fake_gate)
+    assert gc.isenabled()
+    assert main(["gate", "x.json"]) == 2
+    assert seen == [False]
+    assert gc.isenabled()

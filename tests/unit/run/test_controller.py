@@ -390,7 +390,7 @@ def test_a_new_verdict_source_is_one_call(tmp_path: Path, server: ReferenceServe
 
         def judge(self, run: FinishedRun) -> GateResult:
             assert run.coverage.complete and run.artifact_path is not None
-            return GateResult(self.name, "failed", f"{len(run.evaluation.cases)} cases worse")
+            return GateResult(self.name, "failed", f"{run.coverage.ran_cases} cases worse")
 
     controller = make_controller(tmp_path, server.url)
     controller.add_gate_source(AlwaysFails())
