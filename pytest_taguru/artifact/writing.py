@@ -5,6 +5,8 @@ piece, and a finished run's artifact kept as its parts until it is written."""
 import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from json.encoder import encode_basestring
+from types import NoneType
 from typing import Any
 
 from pydantic import BaseModel
@@ -12,7 +14,15 @@ from pydantic import BaseModel
 from pytest_taguru.artifact.case import CaseBlock
 from pytest_taguru.artifact.evaluation import Evaluation
 from pytest_taguru.core.atomic_file import write_atomic
-from pytest_taguru.core.jsontext import F32_FIELD, WRITE_NULL, Float32, Rendered, write_pretty
+from pytest_taguru.core.jsontext import (
+    F32_FIELD,
+    SCALAR_TEXTS,
+    WRITE_NULL,
+    Float32,
+    Rendered,
+    format_f32,
+    write_pretty,
+)
 from pytest_taguru.core.serde import read_json
 
 _FieldPlan = tuple[tuple[str, bool, bool], ...]
@@ -67,18 +77,92 @@ CASE_PAD = "    "
 
 
 def case_text(block: CaseBlock) -> str:
-    """A case block's exact text in ``evaluation.json``, for its place in ``cases``."""
-    pieces: list[str] = []
-    write_pretty(block, pieces.append, CASE_PAD, written_members)
+    """A case block's exact text in ``evaluation.json``, for its place in ``cases``: what
+    ``write_pretty`` writes, through the writers of :func:`_model_writer`."""
+    return _model_writer(type(block), CASE_PAD)(block)
+
+
+_ModelWriter = Callable[[Any], str]
+_WRITERS: dict[tuple[type[BaseModel], str], _ModelWriter] = {}
+
+
+def _model_writer(model: type[BaseModel], pad: str) -> _ModelWriter:
+    """The text of a ``model`` instance at indentation ``pad``, as ``write_pretty`` writes it
+    with :func:`written_members`. Made once per model and indentation: every case renders the
+    same few shapes, so the field plan and each member's key text are worked out once (a case
+    block's text is rendered for every case, on the run's hot path)."""
+    writer = _WRITERS.get((model, pad))
+    if writer is None:
+        writer = _WRITERS[(model, pad)] = _compiled_writer(model, pad)
+    return writer
+
+
+def _compiled_writer(model: type[BaseModel], pad: str) -> _ModelWriter:
+    inner = pad + "  "
+    # Each member's scalar texts by exact type: a 32-bit float member writes a float as
+    # ``format_f32``; a ``None`` member it leaves out maps to ``None``.
+    members = [
+        (
+            name,
+            f"{inner}{encode_basestring(name)}: ",
+            {
+                **SCALAR_TEXTS,
+                **({float: format_f32} if is_f32 else {}),
+                **({} if writes_null else {NoneType: None}),
+            },
+            is_f32,
+        )
+        for name, is_f32, writes_null in _field_plan(model)
+    ]
+    closing = "\n" + pad + "}"
+
+    def write(value: Any) -> str:
+        fields = value.__dict__
+        parts: list[str] = []
+        for name, head, texts, is_f32 in members:
+            item = fields[name]
+            scalar = texts.get(type(item), _NESTED)
+            if scalar is _NESTED:
+                if is_f32 and isinstance(item, float):
+                    item = Float32(item)
+                parts.append(head + _text_at(item, inner))
+            elif scalar is not None:
+                parts.append(head + scalar(item))
+        return "{\n" + ",\n".join(parts) + closing if parts else "{}"
+
+    return write
+
+
+def _nested(value: Any) -> str:
+    raise AssertionError("a marker, never called")
+
+
+_NESTED: Callable[[Any], str] = _nested
+"""A member that is not a scalar of an exact scalar type."""
+
+
+def _text_at(value: Any, pad: str) -> str:
+    """``write_pretty``'s text of a model member at indentation ``pad``."""
+    scalar = SCALAR_TEXTS.get(type(value))
+    if scalar is not None:
+        return scalar(value)
+    if isinstance(value, BaseModel):
+        return _model_writer(type(value), pad)(value)
+    if type(value) is list:
+        if not value:
+            return "[]"
+        inner = pad + "  "
+        items = (",\n" + inner).join(_text_at(item, inner) for item in value)
+        return "[\n" + inner + items + "\n" + pad + "]"
+    pieces: list[str] = []  # anything else (a dict, a subclass of a scalar) as it comes
+    write_pretty(value, pieces.append, pad, written_members)
     return "".join(pieces)
 
 
 def read_case_text(text: str) -> CaseBlock:
     """A case block read back from :func:`case_text` as the artifact reader reads it (a
     ``null`` score is NaN)."""
-    return CaseBlock.model_validate(
-        read_json(text, exact_wide_integers=True, objects="last_wins")
-    )
+    return CaseBlock.model_validate(read_json(text, exact_wide_integers=True, objects="last_wins"))
 
 
 def render_pieces(

@@ -136,6 +136,26 @@ def format_plain_f32(value: float) -> str:
     return _plain_text(value, f32_digits)
 
 
+def _bool_text(value: bool) -> str:
+    return "true" if value else "false"
+
+
+def _null_text(value: None) -> str:
+    return "null"
+
+
+SCALAR_TEXTS: dict[type, Callable[[Any], str]] = {
+    str: encode_basestring,  # json.dumps(value, ensure_ascii=False), without its setup
+    int: str,
+    float: format_f64,
+    bool: _bool_text,
+    type(None): _null_text,
+    Float32: format_f32,
+}
+"""The text of each scalar type, by exact type: a quick look-up before ``scalar_text``'s
+general tests (which a subclass, such as an ``IntEnum``, goes through)."""
+
+
 def scalar_text(value: Any) -> str:
     """The JSON text of a value that is neither an object nor an array."""
     if value is None:
@@ -198,17 +218,14 @@ def write_pretty(
     separator = "{\n"
     for key, item in pairs:
         head = f"{separator}{inner}{encode_basestring(key)}: "
-        if item is None or type(item) in _SCALARS:  # one piece: most members are scalars
-            emit(head + scalar_text(item))
+        scalar = SCALAR_TEXTS.get(type(item))
+        if scalar is not None:  # one piece: most members are scalars
+            emit(head + scalar(item))
         else:
             emit(head)
             write_pretty(item, emit, inner, members)
         separator = ",\n"
     emit("\n" + pad + "}")
-
-
-_SCALARS = frozenset({str, int, float, bool, Float32})
-"""The types written as scalars, by exact type (a quick test before the general one)."""
 
 
 def _write_array(
@@ -217,8 +234,9 @@ def _write_array(
     inner = pad + "  "
     opening = separator = "[\n" + inner
     for item in items:
-        if item is None or type(item) in _SCALARS:
-            emit(separator + scalar_text(item))
+        scalar = SCALAR_TEXTS.get(type(item))
+        if scalar is not None:
+            emit(separator + scalar(item))
         else:
             emit(separator)
             write_pretty(item, emit, inner, members)

@@ -14,10 +14,10 @@ the network, or the recording.
 """
 
 import copy
+import functools
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from http.cookiejar import CookieJar, DefaultCookiePolicy
 from types import TracebackType
 from typing import Any, Protocol, Self
 
@@ -57,6 +57,14 @@ class ClientSettings(Protocol):
 
     @property
     def replay_dir(self) -> str | None: ...
+
+
+class _Cookieless(httpx.Cookies):
+    """No cookie is ever stored or replayed (taguru's client keeps none): nothing is taken
+    from an answer, which also spares httpx's per-answer cookie parsing."""
+
+    def extract_cookies(self, response: httpx.Response) -> None:
+        return None
 
 
 @dataclass
@@ -99,14 +107,13 @@ class TaguruClient:
         self._streak = FailureStreak(dead_after)
         self.counts = CallCounts()
         self._owns_http = True
-        # No cookie is ever stored or replayed (taguru's client keeps none); an injected
-        # transport must not be bypassed by proxy settings from the environment.
+        # An injected transport must not be bypassed by proxy settings from the environment.
         self._http = BoundedClient(
-            transport=transport,
-            follow_redirects=False,
-            cookies=CookieJar(policy=DefaultCookiePolicy(allowed_domains=[])),
-            trust_env=transport is None,
+            transport=transport, follow_redirects=False, trust_env=transport is None
         )
+        # httpx offers no parameter for a cookie store that takes nothing (it copies the one
+        # it is given into its own); its client reads this attribute for every answer.
+        self._http._cookies = _Cookieless()
 
     def __repr__(self) -> str:
         # Never the token, never userinfo: only whether a token is set.
@@ -152,7 +159,7 @@ class TaguruClient:
         self, segments: Sequence[str], query: Sequence[tuple[str, str]] | None = None
     ) -> str:
         """The full request URL, as it appears in failure messages."""
-        return join_segments(self.base_url, segments, query)
+        return _joined(self.base_url, tuple(segments), None if query is None else tuple(query))
 
     def health(self) -> str:
         """``GET /health`` body text (reachability): any status-200 body passes.
@@ -266,6 +273,15 @@ class TaguruClient:
             else:
                 tally.add_answer()
         self._streak.add(call)
+
+
+@functools.lru_cache(maxsize=1024)
+def _joined(
+    base_url: str, segments: tuple[str, ...], query: tuple[tuple[str, str], ...] | None
+) -> str:
+    """``join_segments``, remembered: a run sends most of its calls to a few URLs (every
+    case's search goes to the same one)."""
+    return join_segments(base_url, segments, query)
 
 
 def client_for(

@@ -7,6 +7,7 @@ attempt, every hop and the body included, runs under one whole-exchange deadline
 specification: ``evaluate-run.md`` §1.5, §3.5; ``server-wire.md`` §1.1.
 """
 
+import functools
 from dataclasses import dataclass
 from typing import Any
 
@@ -174,7 +175,7 @@ def _send(
     try:
         request = http.build_request(
             method,
-            target,
+            _parsed_url(target),
             content=content,
             headers=headers,
             timeout=remaining,
@@ -192,6 +193,13 @@ def _send(
         ) from error
     except (httpx.HTTPError, httpx.InvalidURL) as error:
         raise CallFailed(f"{url}: {_transport_text(error)}") from error
+
+
+@functools.lru_cache(maxsize=1024)
+def _parsed_url(url: str) -> httpx.URL:
+    """``url`` parsed once (an ``httpx.URL`` is immutable): a run sends most of its calls to a
+    few URLs, and parsing one is a good part of building a request."""
+    return httpx.URL(url)
 
 
 def _read_body(response: httpx.Response) -> str:

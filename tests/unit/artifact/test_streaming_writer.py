@@ -11,7 +11,13 @@ from synthetic_run import synthetic_run
 
 from pytest_taguru.artifact.case import CaseBlock, HitLocator, PassageSearched
 from pytest_taguru.artifact.evaluation import parse_evaluation
-from pytest_taguru.artifact.writing import render, write_evaluation, written_members
+from pytest_taguru.artifact.writing import (
+    CASE_PAD,
+    case_text,
+    render,
+    write_evaluation,
+    written_members,
+)
 from pytest_taguru.core import atomic_file
 from pytest_taguru.core.jsontext import Float32, dumps_pretty, write_pretty
 
@@ -66,3 +72,25 @@ def test_plain_data_is_written_as_before(value: object) -> None:
     assert dumps_pretty(value) == old_render(value)
     if isinstance(value, float):
         assert dumps_pretty(Float32(value)) == old_render(Float32(value))
+
+
+def old_case_text(block: CaseBlock) -> str:
+    """The old renderer's text of a case block, at its place in ``cases``."""
+    return old_render(block).replace("\n", "\n" + CASE_PAD)
+
+
+def test_case_texts_are_the_old_text() -> None:
+    golden = Path(__file__).parents[2] / "golden" / "spec_7_8_evaluation.json"
+    cases = [*synthetic_run(300).evaluation.cases, *parse_evaluation(golden.read_bytes()).cases]
+    for block in cases:
+        assert case_text(block) == old_case_text(block), block.case_id
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(texts, st.integers(0, 2**32 - 1), scores), max_size=4), texts)
+def test_any_case_text_is_written_as_before(hits: list[tuple[str, int, float]], query: str) -> None:
+    passage = PassageSearched(
+        hits=[HitLocator(source=s, paragraph=p, score=score, text="x") for s, p, score in hits]
+    )
+    block = CaseBlock(case_id=query, query=query, passage=passage, cues=[query], retries=3)
+    assert case_text(block) == old_case_text(block)

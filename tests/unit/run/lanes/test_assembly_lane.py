@@ -13,6 +13,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from lane_script import Script, case, error, ok, search_hit, written
+from old_renderer import old_render
 
 from pytest_taguru.artifact.assembly import (
     BudgetBlock,
@@ -23,7 +24,7 @@ from pytest_taguru.artifact.assembly import (
 )
 from pytest_taguru.artifact.case import CaseBlock, PassageFailed, PassageSearched
 from pytest_taguru.artifact.evaluation import Evaluation, Inputs
-from pytest_taguru.artifact.writing import render, to_jsonable
+from pytest_taguru.artifact.writing import CASE_PAD, case_text, render, to_jsonable
 from pytest_taguru.core.budget import (
     Limits,
     Unit,
@@ -251,6 +252,9 @@ def test_worked_example_4_3_scores_the_derived_hits() -> None:
     assert '"candidate_id": "passage\\u0000sake\\u0000docs/kura.md\\u00000"' in written
     keys = list(read_json(written)["cases"][0])
     assert keys[-4:] == ["evidence", "budget", "diversity_sources", "label_coverage"]
+    # A case's own text (rendered where it ran) is what the whole document writes of it.
+    assert case_text(block) in written
+    assert case_text(block) == old_render(block).replace("\n", "\n" + CASE_PAD)
 
 
 def test_a_case_limit_of_ten_keeps_the_duplicate_locator() -> None:
@@ -634,9 +638,7 @@ evidence_items = st.one_of(
 
 
 @given(st.lists(evidence_items, max_size=8), st.integers(1, 12))
-def test_hits_are_the_capped_prefix_of_every_locator(
-    items: list[EvidenceItem], limit: int
-) -> None:
+def test_hits_are_the_capped_prefix_of_every_locator(items: list[EvidenceItem], limit: int) -> None:
     every = evidence_locators(items)
     own = sum(item.kind != "association" for item in items)
     assert all(source.startswith("community:") or source.endswith(".md") for source, _ in every)
