@@ -24,6 +24,9 @@ from pytest_taguru.run.controller import PYTEST_FAILED, PYTEST_NO_TESTS, PYTEST_
 from pytest_taguru.run.received import CaseTexts
 from pytest_taguru.run_order import RunOrder
 
+_READ_ONCE = ("taguru_calls", "taguru_dead", "taguru_regression", "taguru_file")
+"""The report attributes only the controller's ``pytest_runtest_logreport`` reads."""
+
 
 class TaguruItems:
     """Hooks of every process: collection, the report attributes, the verbose status words."""
@@ -72,6 +75,7 @@ class TaguruItems:
         if isinstance(item, CaseItem) and call.when == "call" and item.calls is not None:
             report.taguru_calls = item.calls.to_report()
             report.taguru_dead = item.config.stash[RUNNER_KEY].presumed_dead
+            item.calls = None  # pytest keeps every item to the end of the session
         return report
 
     def pytest_report_teststatus(
@@ -161,6 +165,8 @@ class TaguruController:
         if report.failed:
             regression = bool(getattr(report, "taguru_regression", False))
             self.controller.record_failure(regression=regression)
+        for name in _READ_ONCE:  # read above, and by no one else: not kept with every report
+            report.__dict__.pop(name, None)
 
     def _stop_session(self, verdict: str) -> None:
         """No further case starts: pytest-xdist's controller loop reads its own flag."""
