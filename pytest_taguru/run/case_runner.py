@@ -9,6 +9,7 @@ go on the case's own tape, closed when its item runs (``result``), so a case jud
 never reported leaves no recording.
 """
 
+import sys
 from collections.abc import Hashable, Iterable
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -192,12 +193,14 @@ class CaseRunner:
     def scalar_properties(self, block: CaseBlock) -> list[tuple[str, object]]:
         """JUnit XML ``<properties>`` of a case: its scalar scores by metric name, never corpus
         text."""
-        return [(name, f"{value:.6f}") for name, value in scalar_scores(block)]
+        # pytest keeps these with every item and report to the end of the session: scores
+        # repeat (1.000000, 0.500000, …), so each distinct text is kept once.
+        return [(name, sys.intern(f"{value:.6f}")) for name, value in scalar_scores(block)]
 
     @staticmethod
     def status_text(block: CaseBlock) -> str:
         """The scores shown after PASSED/FAILED in verbose output."""
-        return ", ".join(f"{name} {value:.3f}" for name, value in scalar_scores(block))
+        return sys.intern(", ".join(f"{name} {value:.3f}" for name, value in scalar_scores(block)))
 
     @staticmethod
     def transport(block: CaseBlock) -> CaseTexts:
