@@ -5,13 +5,13 @@ case block; the block travels to the controller on the call report (``report.tag
 so a plain run and a pytest-xdist run aggregate the same data.
 """
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from _pytest._code.code import TerminalRepr
 
 from pytest_taguru.artifact.case import CaseBlock
+from pytest_taguru.core.bulk import collector_paused
 from pytest_taguru.longrepr import failure_repr
 from pytest_taguru.run.case_runner import RUNNER_KEY, CaseFailure
 from pytest_taguru.run.dead_server import CallTally
@@ -21,21 +21,28 @@ from pytest_taguru.run.eval_models import EvalCase
 class EvalFile(pytest.File):
     """The ``--taguru-eval`` file: yields one ``CaseItem`` per case, in file order."""
 
-    def collect(self) -> Iterator["CaseItem"]:
+    def collect(self) -> list["CaseItem"]:
         runner = self.config.stash[RUNNER_KEY]
-        for case in runner.eval_set.cases:
-            yield CaseItem.from_parent(self, name=case.case_id, case=case)
+        # Every item lives to the end of the session, so the collector's passes over the
+        # growing heap while they are made (most of collecting 100,000 cases) find nothing.
+        with collector_paused():
+            return [
+                CaseItem.from_parent(self, name=case.case_id, case=case)
+                for case in runner.eval_set.cases
+            ]
 
 
 class CaseItem(pytest.Item):
     """One eval case: its lanes run in ``runtest``; case-scoped bounds decide pass or fail (and,
     on a replay, whether its recording could answer them)."""
 
+    # Set by ``runtest``; class-level until then, so an item not yet run carries no slots for them.
+    block: CaseBlock | None = None
+    calls: CallTally | None = None
+
     def __init__(self, *, case: EvalCase, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.case = case
-        self.block: CaseBlock | None = None
-        self.calls: CallTally | None = None
 
     def runtest(self) -> None:
         runner = self.config.stash[RUNNER_KEY]

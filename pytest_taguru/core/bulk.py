@@ -2,6 +2,7 @@
 model costs beyond its values."""
 
 import gc
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
@@ -22,6 +23,13 @@ def share_fields_set(model: "BaseModel") -> None:
     given = model.__pydantic_fields_set__
     shared = _FIELDS_SETS.setdefault(frozenset(given), given)
     object.__setattr__(model, "__pydantic_fields_set__", shared)
+
+
+def share_text(model: "BaseModel", name: str) -> None:
+    """Make ``model``'s string field ``name`` the one copy of its value that every model shares
+    (source names repeat across a dataset's cases). A field holds the very string validated,
+    so the copy is replaced under the frozen model, as in :func:`share_fields_set`."""
+    model.__dict__[name] = sys.intern(model.__dict__[name])
 
 
 @contextmanager

@@ -8,7 +8,7 @@ text.
 """
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -91,7 +91,7 @@ def kind_cues(block: CaseBlock, kind: str) -> list[CueResolution]:
     return [cue for cue in block.structural.cues if cue.kind == kind] if block.structural else []
 
 
-def missed_names(case: EvalCase, block: CaseBlock, kind: str) -> tuple[list[str], list[str]]:
+def missed_names(case: EvalCase, block: CaseBlock, kind: str) -> tuple[Sequence[str], list[str]]:
     """The declared concepts (``kind`` concept) or labels (``kind`` label) and those missed."""
     expected = case.expected_concepts if kind == "concept" else case.expected_labels
     covered = names_covered(expected, kind_cues(block, kind), kind)

@@ -14,11 +14,12 @@ Absent versus null is decided here, once:
   ``ExpectedCitation``).
 """
 
+from collections.abc import Sequence
 from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
 
-from pytest_taguru.core.bulk import collector_paused, share_fields_set
+from pytest_taguru.core.bulk import collector_paused, share_fields_set, share_text
 from pytest_taguru.core.jsontext import format_plain_f32, to_f32
 from pytest_taguru.core.serde import SerdeError, read_json
 from pytest_taguru.core.serde_numbers import int_to_f32
@@ -142,6 +143,8 @@ def _read_case(value: Any, line: int, case_ids: set[str]) -> EvalCase:
     _check_floor(case.options.floor, tag)
     for model in (case, *case.expected_sources):
         share_fields_set(model)
+    for expected in case.expected_sources:
+        share_text(expected, "source")
     return case
 
 
@@ -246,12 +249,12 @@ def _read_extensions(case: EvalCase, value: dict[str, Any], tag: str) -> EvalCas
     )
 
 
-def _check_labels(labels: list[str], tag: str) -> None:
+def _check_labels(labels: Sequence[str], tag: str) -> None:
     if any(not trim(label) for label in labels):
         raise _LineError(f"{tag}: expected_labels: entries must not be empty")
 
 
-def _check_associations(associations: list[ExpectedAssociation], tag: str) -> None:
+def _check_associations(associations: Sequence[ExpectedAssociation], tag: str) -> None:
     for association in associations:
         if not all(trim(p) for p in (association.subject, association.label, association.object)):
             raise _LineError(
@@ -259,7 +262,7 @@ def _check_associations(associations: list[ExpectedAssociation], tag: str) -> No
             )
 
 
-def _check_citations(citations: list[ExpectedCitation], tag: str) -> None:
+def _check_citations(citations: Sequence[ExpectedCitation], tag: str) -> None:
     for citation in citations:
         if not trim(citation.source):
             raise _LineError(f"{tag}: expected_citations: source must not be empty")

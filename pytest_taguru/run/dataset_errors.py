@@ -36,6 +36,7 @@ _PROBLEMS = {
     "int_type": "expected an integer",
     "string_type": "expected a string",
     "list_type": "expected an array",
+    "tuple_type": "expected an array",  # an array held as a tuple (``eval_models.Array``)
     "model_type": "expected an object",
     "dict_type": "expected an object",
     "greater_than_equal": "expected an unsigned integer",

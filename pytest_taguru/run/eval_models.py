@@ -2,9 +2,9 @@
 (evaluate-run.md §2; the loader, ``run/dataset``, decides absent versus null and reads them).
 """
 
-from typing import Any
+from typing import Annotated, Any, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, Strict
 
 from pytest_taguru.core.limits import U8, U32, U64
 from pytest_taguru.core.text import trim
@@ -19,6 +19,13 @@ MAX_RELEVANCE = 3
 
 # Strict: 3.0 is not an integer, "3" is not a number, true is not an integer.
 _FILE_SHAPE = ConfigDict(strict=True, extra="forbid", frozen=True)
+
+_Entry = TypeVar("_Entry")
+Array = Annotated[tuple[_Entry, ...], Strict(False)]
+"""A JSON array, held as a tuple: an absent or empty one is Python's one empty tuple, where a
+list per field cost each of 100,000 cases several hundred bytes and cycle-collector work.
+Strict validation takes no list for a tuple, so only the array itself is lax (JSON gives no
+other sequence); its entries stay strict."""
 
 
 class EvalHeader(BaseModel):
@@ -45,7 +52,7 @@ class ExpectedSource(BaseModel):
     model_config = _FILE_SHAPE
 
     source: str
-    paragraphs: list[U32] = Field(default_factory=list)
+    paragraphs: Array[U32] = Field(default_factory=tuple)
     relevance: U8 = 1
     """The loader guarantees 0..=3; the wider u8 type is what parses (4-255 is a range error)."""
 
@@ -88,7 +95,7 @@ class CaseOptions(BaseModel):
 
     limit: U64 | None = None
     floor: float | None = None
-    tags: list[str] = Field(default_factory=list)
+    tags: Array[str] = Field(default_factory=tuple)
     since: U64 | None = None
     until: U64 | None = None
 
@@ -100,13 +107,13 @@ class EvalCase(BaseModel):
 
     case_id: str
     query: str
-    cues: list[str] = Field(default_factory=list)
-    expected_sources: list[ExpectedSource] = Field(default_factory=list)
-    expected_concepts: list[str] = Field(default_factory=list)
+    cues: Array[str] = Field(default_factory=tuple)
+    expected_sources: Array[ExpectedSource] = Field(default_factory=tuple)
+    expected_concepts: Array[str] = Field(default_factory=tuple)
     options: CaseOptions = Field(default_factory=CaseOptions)
-    expected_labels: list[str] = Field(default_factory=list)
-    expected_associations: list[ExpectedAssociation] = Field(default_factory=list)
-    expected_citations: list[ExpectedCitation] = Field(default_factory=list)
+    expected_labels: Array[str] = Field(default_factory=tuple)
+    expected_associations: Array[ExpectedAssociation] = Field(default_factory=tuple)
+    expected_citations: Array[ExpectedCitation] = Field(default_factory=tuple)
     line: int = Field(default=0, exclude=True)
 
     @property

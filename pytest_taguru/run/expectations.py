@@ -31,7 +31,7 @@ from pytest_taguru.run.eval_models import EvalCase
 
 def canonical_expectations(case: EvalCase) -> dict[str, Any]:
     """The case's declared fields, defaults filled in, ``case_id`` and ``line`` left out."""
-    declared = case.model_dump(mode="python", exclude={"case_id", "line"})
+    declared = case.model_dump(mode="json", exclude={"case_id", "line"})
     entries = zip(declared["expected_citations"], case.expected_citations, strict=True)
     declared["expected_citations"] = [
         {key: value for key, value in entry.items() if key != "section" or cited.section_declared}

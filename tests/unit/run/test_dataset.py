@@ -80,15 +80,15 @@ def test_spec_example_loads_with_physical_line_numbers(tmp_path: Path) -> None:
         "pairing-002",
         4,
     )
-    assert first.cues == ["青嶺"]
+    assert first.cues == ("青嶺",)
     assert [(s.source, s.paragraphs, s.relevance) for s in first.expected_sources] == [
-        ("corpus/brewery.md", [0], 3),
-        ("corpus/history.md", [], 1),
+        ("corpus/brewery.md", (0,), 3),
+        ("corpus/history.md", (), 1),
     ]
-    assert first.expected_concepts == ["青嶺酒造"]
+    assert first.expected_concepts == ("青嶺酒造",)
     assert first.options.limit == 3 and first.effective_limit == 3
     assert second.options.limit is None and second.effective_limit == DEFAULT_LIMIT
-    assert second.cues == [] and second.expected_labels == []
+    assert second.cues == () and second.expected_labels == ()
     (association,) = second.expected_associations
     assert (association.subject, association.label, association.object) == (
         "青嶺",
@@ -395,9 +395,9 @@ def test_null_means_absent_where_the_table_says_so(tmp_path: Path) -> None:
         options={"limit": None, "floor": None, "tags": None, "since": None, "until": None},
     )
     loaded = load(tmp_path, HEADER + "\n" + json.dumps(case)).cases[0]
-    assert loaded.expected_labels == [] and loaded.expected_citations == []
-    assert loaded.expected_associations == []
-    assert loaded.options.model_dump() == {
+    assert loaded.expected_labels == () and loaded.expected_citations == ()
+    assert loaded.expected_associations == ()
+    assert loaded.options.model_dump(mode="json") == {
         "limit": None,
         "floor": None,
         "tags": [],
@@ -412,7 +412,7 @@ def test_integer_bounds_that_load(tmp_path: Path) -> None:
         options={"limit": U64_MAX, "since": U64_MAX, "until": 0},
     )
     loaded = load(tmp_path, HEADER + "\n" + json.dumps(case)).cases[0]
-    assert loaded.expected_sources[0].paragraphs == [0, 2**32 - 1]
+    assert loaded.expected_sources[0].paragraphs == (0, 2**32 - 1)
     assert loaded.expected_sources[0].relevance == 0
     assert (loaded.options.limit, loaded.options.since, loaded.options.until) == (
         U64_MAX,
@@ -650,8 +650,8 @@ def test_extension_values_are_typed(tmp_path: Path) -> None:
         options={"limit": 5, "floor": 0.25, "tags": ["brand", ""], "since": 100, "until": 200},
     )
     loaded = load(tmp_path, HEADER + "\n" + json.dumps(case)).cases[0]
-    assert loaded.expected_labels == ["好き"]
-    assert loaded.options.model_dump() == {
+    assert loaded.expected_labels == ("好き",)
+    assert loaded.options.model_dump(mode="json") == {
         "limit": 5,
         "floor": 0.25,
         "tags": ["brand", ""],
@@ -663,7 +663,7 @@ def test_extension_values_are_typed(tmp_path: Path) -> None:
 def test_empty_strings_are_accepted_in_cues_and_concepts(tmp_path: Path) -> None:
     case = base(cues=["", " "], expected_concepts=[""])
     loaded = load(tmp_path, HEADER + "\n" + json.dumps(case)).cases[0]
-    assert (loaded.cues, loaded.expected_concepts) == (["", " "], [""])
+    assert (loaded.cues, loaded.expected_concepts) == (("", " "), ("",))
 
 
 def test_query_is_kept_verbatim(tmp_path: Path) -> None:

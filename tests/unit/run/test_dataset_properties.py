@@ -142,10 +142,10 @@ def test_valid_cases_round_trip(file: tuple[str, list[tuple[int, dict[str, Any]]
     for case, (line, expected) in zip(eval_set.cases, placed, strict=True):
         assert case.line == line
         assert case.case_id == expected["case_id"] and case.query == expected["query"]
-        assert case.cues == expected.get("cues", [])
-        assert case.expected_concepts == expected.get("expected_concepts", [])
-        assert case.expected_labels == (expected.get("expected_labels") or [])
-        assert [s.model_dump() for s in case.expected_sources] == [
+        assert list(case.cues) == expected.get("cues", [])
+        assert list(case.expected_concepts) == expected.get("expected_concepts", [])
+        assert list(case.expected_labels) == (expected.get("expected_labels") or [])
+        assert [s.model_dump(mode="json") for s in case.expected_sources] == [
             {"paragraphs": [], "relevance": 1, **s} for s in expected.get("expected_sources", [])
         ]
         assert [a.model_dump() for a in case.expected_associations] == (
@@ -160,7 +160,7 @@ def test_valid_cases_round_trip(file: tuple[str, list[tuple[int, dict[str, Any]]
         ]
         options = expected.get("options", {})
         floor = options.get("floor")
-        assert case.options.model_dump() == {
+        assert case.options.model_dump(mode="json") == {
             "limit": options.get("limit"),
             "floor": None if floor is None else to_f32(float(floor)),
             "tags": options.get("tags") or [],

@@ -173,7 +173,7 @@ def test_expectations_say_where_each_source_was_served(run: SyntheticRun) -> Non
         ]  # fmt: skip
         assert [[sources[x[0]], *x[1:]] for x in detail["xs"]] == expected
         if case.expected_concepts:
-            assert [name for name, _ in detail["xc"]] == case.expected_concepts
+            assert [name for name, _ in detail["xc"]] == list(case.expected_concepts)
 
 
 def test_a_failing_case_carries_its_drill_down(run: SyntheticRun) -> None:
