@@ -66,7 +66,8 @@ class TaguruItems:
         if isinstance(item, CaseItem) and call.when == "call" and item.block is not None:
             # Plain attributes survive pytest-xdist's report serialization to the controller.
             report.taguru_case, report.taguru_case_text = CaseRunner.transport(item.block)
-            report.taguru_scores = CaseRunner.status_text(item.block)
+            if item.config.get_verbosity() >= 1:  # only verbose lines show them
+                report.taguru_scores = CaseRunner.status_text(item.block)
             report.taguru_regression = call.excinfo is not None and isinstance(
                 call.excinfo.value, CaseRegression
             )
