@@ -82,78 +82,70 @@ class SummaryTally:
     """
 
     def __init__(self) -> None:
-        self._counts = dict.fromkeys(_COUNTED, 0)
-        self._means = {name: _RunningMean() for name in _MEANS}
-        self._invalid: list[InvalidLocator] = []
-        self._more_invalid = 0
+        self.cases = self.passage_failed = self.structural_cases = 0
+        self.ambiguous_positions = self.not_found_positions = self.recall_cases = 0
+        self.cross_tab_cases = self.cross_tab_both = self.cross_tab_neither = 0
+        self.citation_cases = self.retried_requests = self.retried_cases = 0
+        self.recall_at_k, self.mrr, self.ndcg = _RunningMean(), _RunningMean(), _RunningMean()
+        self.citation_recall, self.locator_validity = _RunningMean(), _RunningMean()
+        self.invalid: list[InvalidLocator] = []
+        self.more_invalid = 0
 
     def add(self, case: CaseBlock) -> None:
-        counts, means = self._counts, self._means
-        counts["cases"] += 1
-        counts["passage_failed"] += isinstance(case.passage, PassageFailed)
-        counts["retried_requests"] += case.retries or 0
-        counts["retried_cases"] += bool(case.retries)
+        self.cases += 1
+        self.passage_failed += isinstance(case.passage, PassageFailed)
+        self.retried_requests += case.retries or 0
+        self.retried_cases += bool(case.retries)
         if case.structural is not None:
-            counts["structural_cases"] += 1
+            self.structural_cases += 1
             for probe in case.structural.associations:
                 for position in (probe.subject, probe.label, probe.object):
-                    counts["ambiguous_positions"] += isinstance(position, PositionAmbiguous)
-                    counts["not_found_positions"] += isinstance(position, PositionNotFound)
+                    self.ambiguous_positions += isinstance(position, PositionAmbiguous)
+                    self.not_found_positions += isinstance(position, PositionNotFound)
         if case.recall is not None:
-            counts["recall_cases"] += 1
-            means["mean_recall_at_k"].add(case.recall.recall_at_k)
-            means["mean_mrr"].add(case.recall.mrr)
-            means["mean_ndcg"].add(case.recall.ndcg)
+            self.recall_cases += 1
+            self.recall_at_k.add(case.recall.recall_at_k)
+            self.mrr.add(case.recall.mrr)
+            self.ndcg.add(case.recall.ndcg)
         if case.lane_cross is not None:
-            counts["cross_tab_cases"] += 1
-            counts["cross_tab_both"] += both_hit(case.lane_cross)
-            counts["cross_tab_neither"] += neither_hit(case.lane_cross)
+            self.cross_tab_cases += 1
+            self.cross_tab_both += both_hit(case.lane_cross)
+            self.cross_tab_neither += neither_hit(case.lane_cross)
         if case.citations is not None:
-            counts["citation_cases"] += 1
-            means["mean_citation_recall"].add(case.citations.recall.value)
-            means["mean_locator_validity"].add(case.citations.validity.value)
+            self.citation_cases += 1
+            self.citation_recall.add(case.citations.recall.value)
+            self.locator_validity.add(case.citations.validity.value)
             for check in case.citations.checks:
                 if is_valid(check):
                     continue
-                if len(self._invalid) < INVALID_SHOWN:
-                    self._invalid.append(InvalidLocator(check.source, check.paragraph))
+                if len(self.invalid) < INVALID_SHOWN:
+                    self.invalid.append(InvalidLocator(check.source, check.paragraph))
                 else:
-                    self._more_invalid += 1
+                    self.more_invalid += 1
 
     def result(self) -> RunSummary:
-        counts, means = self._counts, self._means
         return RunSummary(
-            cases=counts["cases"],
-            passage_ok=counts["cases"] - counts["passage_failed"],
-            passage_failed=counts["passage_failed"],
-            structural_cases=counts["structural_cases"],
-            ambiguous_positions=counts["ambiguous_positions"],
-            not_found_positions=counts["not_found_positions"],
-            recall_cases=counts["recall_cases"],
-            mean_recall_at_k=means["mean_recall_at_k"].value(),
-            mean_mrr=means["mean_mrr"].value(),
-            mean_ndcg=means["mean_ndcg"].value(),
-            cross_tab_cases=counts["cross_tab_cases"],
-            cross_tab_both=counts["cross_tab_both"],
-            cross_tab_neither=counts["cross_tab_neither"],
-            citation_cases=counts["citation_cases"],
-            mean_citation_recall=means["mean_citation_recall"].value(),
-            mean_locator_validity=means["mean_locator_validity"].value(),
-            invalid_locators=tuple(self._invalid),
-            more_invalid_locators=self._more_invalid,
-            retried_requests=counts["retried_requests"],
-            retried_cases=counts["retried_cases"],
+            cases=self.cases,
+            passage_ok=self.cases - self.passage_failed,
+            passage_failed=self.passage_failed,
+            structural_cases=self.structural_cases,
+            ambiguous_positions=self.ambiguous_positions,
+            not_found_positions=self.not_found_positions,
+            recall_cases=self.recall_cases,
+            mean_recall_at_k=self.recall_at_k.value(),
+            mean_mrr=self.mrr.value(),
+            mean_ndcg=self.ndcg.value(),
+            cross_tab_cases=self.cross_tab_cases,
+            cross_tab_both=self.cross_tab_both,
+            cross_tab_neither=self.cross_tab_neither,
+            citation_cases=self.citation_cases,
+            mean_citation_recall=self.citation_recall.value(),
+            mean_locator_validity=self.locator_validity.value(),
+            invalid_locators=tuple(self.invalid),
+            more_invalid_locators=self.more_invalid,
+            retried_requests=self.retried_requests,
+            retried_cases=self.retried_cases,
         )
-
-
-_COUNTED = (
-    "cases", "passage_failed", "structural_cases", "ambiguous_positions", "not_found_positions",
-    "recall_cases", "cross_tab_cases", "cross_tab_both", "cross_tab_neither", "citation_cases",
-    "retried_requests", "retried_cases",
-)  # fmt: skip
-_MEANS = (
-    "mean_recall_at_k", "mean_mrr", "mean_ndcg", "mean_citation_recall", "mean_locator_validity"
-)  # fmt: skip
 
 
 def run_summary(cases: Iterable[CaseBlock]) -> RunSummary:
