@@ -160,6 +160,12 @@ def per_case_rows(ws: Workspace, sizes: Sizes) -> None:
             )
         two = ws.run(ws.plugin(eval_file, url, "percase2.json", "-n", "2"))
         show(ratio_row(f"wall -n 2 vs -n 0, {count}", two.wall, plugin.wall, "s", 1.0))
+        trivial_two = ws.run(ws.trivial(eval_file, "-n", "2"))
+        print(
+            f"{'':<6}pytest-xdist's own cost: trivial items -n 2 {trivial_two.wall:.2f} s "
+            f"vs -n 0 {trivial.wall:.2f} s (+{trivial_two.wall - trivial.wall:.2f} s); "
+            f"the plugin's -n 2 adds {two.wall - plugin.wall:.2f} s"
+        )
 
 
 # --- the controller at scale, against the instant fake ---------------------------------------

@@ -137,8 +137,10 @@ _DEPTH_STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
 def _may_hold_surrogate(text: str) -> bool:
     """Whether a lone surrogate can be in the document: only from a ``\\uD800``-``\\uDFFF``
     escape, or from a Python ``str`` that holds one already (text decoded from UTF-8 cannot)."""
-    if "\\u" in text and _SURROGATE_ESCAPE.search(text) is not None:
+    if "\\" in text and "\\u" in text and _SURROGATE_ESCAPE.search(text) is not None:
         return True
+    if text.isascii():  # a flag of the string: no character to look at
+        return False
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:

@@ -25,6 +25,9 @@ class CaseTexts(NamedTuple):
     """``case_text(block)``."""
 
 
+_SPOOL_BUFFER = 1 << 20
+
+
 class _Place(NamedTuple):
     offset: int
     summary_size: int
@@ -37,18 +40,30 @@ class ReceivedBlocks(Mapping[str, CaseBlock]):
 
     def __init__(self) -> None:
         # Open for the whole run (closed by the controller's stop): no "with" to put it in.
-        self._spool = tempfile.TemporaryFile()  # noqa: SIM115
+        # A large buffer: each write is one case's few kilobytes, and a system call per case
+        # costs as much as rendering it where system calls are slow (sandboxes, VMs).
+        self._spool = tempfile.TemporaryFile(buffering=_SPOOL_BUFFER)  # noqa: SIM115
         self._places: dict[str, _Place] = {}
+        self._end = 0
+        """Where the next case goes: tracked here, since seeking to the end flushes."""
+        self._writing = True
+        """Whether the spool's position is ``_end`` (no read since the last write)."""
 
     def add(self, case: CaseTexts) -> None:
         """Keep one case (a case sent again replaces it)."""
         summary, text = case.summary.encode("utf-8"), case.text.encode("utf-8")
-        offset = self._spool.seek(0, 2)
-        self._spool.write(summary + text)
+        if not self._writing:
+            self._spool.seek(self._end)
+            self._writing = True
+        offset = self._end
+        self._spool.write(summary)
+        self._spool.write(text)
+        self._end += len(summary) + len(text)
         self._places[case_id_of(case.summary)] = _Place(offset, len(summary), len(text))
 
     def _read(self, case_id: str) -> tuple[str, str]:
         place = self._places[case_id]
+        self._writing = False
         self._spool.seek(place.offset)
         data = self._spool.read(place.summary_size + place.text_size)
         return (

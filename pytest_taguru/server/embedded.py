@@ -19,6 +19,8 @@ import signal
 import sys
 from typing import Any
 
+from pytest_taguru.core.bulk import collector_for_serving
+
 
 def _say(message: dict[str, Any]) -> None:
     sys.stdout.write(json.dumps(message) + "\n")
@@ -39,6 +41,7 @@ def main(argv: list[str]) -> int:
     except ImportFileError as error:
         _say({"error": str(error)})
         return 2
+    collector_for_serving()  # this process is the server's alone
     server.start()
     try:
         _say({"url": server.url, "notes": server.import_notes})

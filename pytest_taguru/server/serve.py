@@ -19,6 +19,7 @@ from types import FrameType
 
 import uvicorn
 
+from pytest_taguru.core.bulk import collector_for_serving
 from pytest_taguru.server.compaction import CompactionSettings, Compactor
 from pytest_taguru.server.http.app import create_app
 from pytest_taguru.server.http.auth import tokens_from_environment
@@ -88,6 +89,7 @@ def main(argv: list[str] | None = None) -> int:
         return USAGE_ERROR
     for note in notes:  # what the files lost (markers past a passage's end, …)
         print(f"warning: {note}", file=sys.stderr)
+    collector_for_serving()
     config = uvicorn.Config(
         create_app(store, tokens_from_environment(), body_cap),
         host=host,

@@ -98,10 +98,14 @@ def test_the_drilldown_explains_and_every_reproduction_answers_200(
             assert response.status_code == 200, (path, body, response.text)
 
 
+@pytest.mark.parametrize(
+    "budget", [(), ("--taguru-max-items", "100")], ids=["searched", "truncated"]
+)
 def test_show_text_prints_the_served_text_but_never_writes_it(
-    suite: Suite, failing: tuple[str, ...], dist: tuple[str, ...]
+    suite: Suite, failing: tuple[str, ...], dist: tuple[str, ...], budget: tuple[str, ...]
 ) -> None:
-    result = suite.run(*failing, "--taguru-show-text", "--junitxml=junit.xml", *dist)
+    # A budget flag truncates the hits on the client: the kept hits show their text too.
+    result = suite.run(*failing, *budget, "--taguru-show-text", "--junitxml=junit.xml", *dist)
 
     assert result.ret == 3
     result.stdout.fnmatch_lines(

@@ -172,10 +172,21 @@ def test_a_killed_server_stops_the_run_within_k_deadlines(
     suite: Suite, proxy: FaultProxy, dist: tuple[str, ...]
 ) -> None:
     (suite.path / "evaluation.json").write_text(OLD_ARTIFACT, encoding="utf-8")
-    proxy.add(die(), "sources/search", after=1)
+    # The first search is answered, then nothing ever again. One case at a time: with cases
+    # judged ahead, a later case's search could be the one answered, splitting the failures
+    # into runs shorter than K.
+    proxy.add(die(), "sources/search", times=None, after=1)
     k, deadline_s = 3, 5.0
     result = run(
-        suite, proxy, dist, "--taguru-timeout", "5", "--taguru-max-consecutive-failures", "3"
+        suite,
+        proxy,
+        dist,
+        "--taguru-timeout",
+        "5",
+        "--taguru-max-consecutive-failures",
+        "3",
+        "--taguru-concurrency",
+        "1",
     )
     ended = time.monotonic()
     assert result.ret == 1

@@ -38,13 +38,16 @@ from pytest_taguru.run.lanes.request_bodies import (
 NO_RECOGNIZABLE_HITS = "response carries no recognizable hits (plan/hits shape mismatch)"
 HIT_WITHOUT_SOURCE = "a hit is missing 'source'"
 HIT_WITHOUT_PARAGRAPH = "a hit is missing 'paragraph'"
+_NO_LANES = HitLanes()  # frozen: one shared value for every hit without lanes
 
 
 @dataclass(frozen=True)
 class FetchedHit:
     """A hit as the client holds it: its recorded locator and, internally only, its text.
 
-    ``text`` is ``""`` when a fallback hit carries none; it never reaches the artifact.
+    ``text`` is ``""`` when a fallback hit carries none; it never reaches the artifact. The
+    locator carries the same text (``HitLocator.text``, for ``--taguru-show-text``), so a
+    lane serves its locators as they are, without copying them.
     """
 
     locator: HitLocator
@@ -86,6 +89,7 @@ def fetch_passage_hits(
                 paragraph=hit.paragraph,
                 score=to_f32(hit.score),
                 lanes=_recorded_lanes(hit.lanes),
+                text=hit.text,
             ),
             hit.text,
         )
@@ -95,10 +99,16 @@ def fetch_passage_hits(
 
 
 def _recorded_lanes(lanes: HitLanes) -> HitLanes:
-    def rank(lane: LaneRank | None) -> LaneRank | None:
-        return None if lane is None else LaneRank(rank=lane.rank, score=to_f32(lane.score))
+    bm25, vector = lanes.bm25, lanes.vector
+    if vector is None:  # the common shape: one lane, built without a nested call
+        if bm25 is None:
+            return _NO_LANES
+        return HitLanes(bm25=LaneRank(rank=bm25.rank, score=to_f32(bm25.score)))
+    return HitLanes(bm25=_recorded_rank(bm25), vector=_recorded_rank(vector))
 
-    return HitLanes(bm25=rank(lanes.bm25), vector=rank(lanes.vector))
+
+def _recorded_rank(lane: LaneRank | None) -> LaneRank | None:
+    return None if lane is None else LaneRank(rank=lane.rank, score=to_f32(lane.score))
 
 
 def _recorded_plan(plan: ContextPlan) -> ContextPlan:
@@ -141,15 +151,17 @@ def _fallback_hits(result: Any, latency_ms: int) -> PassageFetch | PassageFailed
         if not _is_uint(paragraph):
             return PassageFailed(message=HIT_WITHOUT_PARAGRAPH, latency_ms=latency_ms)
         text = item.get("text")
+        shown = text if isinstance(text, str) else ""
         hits.append(
             FetchedHit(
                 HitLocator(
                     source=source,
                     paragraph=paragraph % (U32_MAX + 1),
                     score=_number_as_f32(score),
-                    lanes=HitLanes(),
+                    lanes=_NO_LANES,
+                    text=shown,
                 ),
-                text if isinstance(text, str) else "",
+                shown,
             )
         )
     return PassageFetch(hits, None, latency_ms)
@@ -163,6 +175,6 @@ def search_passage_lane(client: TaguruClient, context: str, case: EvalCase) -> P
         return fetched
     return PassageSearched(
         plan=fetched.plan,
-        hits=[hit.locator.model_copy(update={"text": hit.text}) for hit in fetched.hits],
+        hits=[hit.locator for hit in fetched.hits],
         latency_ms=fetched.latency_ms,
     )

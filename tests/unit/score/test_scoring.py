@@ -36,6 +36,7 @@ from pytest_taguru.artifact.writing import to_jsonable
 from pytest_taguru.core.jsontext import dumps_pretty
 from pytest_taguru.run.eval_models import CaseOptions, EvalCase, ExpectedCitation, ExpectedSource
 from pytest_taguru.score.case import (
+    HitsBySource,
     LaneResults,
     build_case_block,
     citations_block,
@@ -255,6 +256,17 @@ def test_scores_stay_within_zero_and_one(
     for value in (recall.recall_at_k, recall.mrr, recall.ndcg):
         assert 0.0 <= value <= 1.0
     assert 0 <= recall.matched <= recall.expected_total
+
+
+@given(expectations, hit_lists)
+def test_hits_by_source_finds_exactly_the_hits_that_satisfy_an_entry(
+    expected: list[ExpectedSource], found: list[HitLocator]
+) -> None:
+    by_source = HitsBySource(found)
+    for entry in expected:
+        scanned = [rank for rank, hit in enumerate(found) if satisfies(hit, entry)]
+        assert by_source.ranks(entry) == scanned
+        assert by_source.first_rank(entry) == (scanned[0] if scanned else None)
 
 
 @given(st.lists(st.integers(1, 3), min_size=1, max_size=8))
