@@ -17,7 +17,6 @@ from typing import Any
 
 import pytest
 
-from pytest_taguru.core.bulk import collector_tuned
 from pytest_taguru.gate_reports import GATE_REPORT_ATTRIBUTE, emit_gate_result
 from pytest_taguru.items import CaseItem, EvalFile
 from pytest_taguru.run.case_runner import RUNNER_KEY, CaseRegression, CaseRunner
@@ -47,8 +46,7 @@ class TaguruItems:
         # closed before the controller concludes the run.
         self.order = RunOrder(session)
         try:
-            with collector_tuned():
-                return (yield)
+            return (yield)
         finally:
             session.config.stash[RUNNER_KEY].stop_prefetch()
 

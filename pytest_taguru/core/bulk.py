@@ -1,5 +1,6 @@
 """Many small objects at once: building 100,000 eval cases' pydantic models (the memory and
-time a model costs beyond its values) and running them under Python's cycle collector."""
+time a model costs beyond its values), and the reference server's store under Python's cycle
+collector."""
 
 import gc
 import sys
@@ -46,36 +47,8 @@ def collector_paused() -> Iterator[None]:
 
 
 YOUNG_COLLECTION_THRESHOLD = 50_000
-"""Net allocations of tracked objects between two collections of the youngest generation
-during a run (CPython's default is 700). Measured on 100 cases at ``options.limit`` 1000: the
-collector's time in the run fell from 2.75 s (default) to 0.47 s; 200,000 saved 0.3 s more
-but held more garbage cycles (and their memory) between collections."""
-
-
-@contextmanager
-def collector_tuned() -> Iterator[None]:
-    """Python's cycle collector set for a run's loop: what is alive when it starts (the items,
-    the eval set, the modules) is frozen out of every later collection, and the youngest
-    generation is collected every ``YOUNG_COLLECTION_THRESHOLD`` allocations.
-
-    A case allocates thousands of short-lived tracked objects (the parsed answer, its models):
-    with the defaults the collector ran dozens of times a case and passed over the session's
-    whole heap every few cases: a third of the CPU of a run at ``options.limit`` 1000. Garbage
-    is still found (a cycle lives a little longer). Nothing is collected before the freeze: a
-    full pass over 100,000 items costs more than the little garbage it would find. Everything
-    is restored afterwards; when something else froze objects before, the freeze is left to it.
-    """
-    thresholds = gc.get_threshold()
-    freezing = gc.get_freeze_count() == 0
-    if freezing:
-        gc.freeze()
-    gc.set_threshold(YOUNG_COLLECTION_THRESHOLD, *thresholds[1:])
-    try:
-        yield
-    finally:
-        gc.set_threshold(*thresholds)
-        if freezing:
-            gc.unfreeze()
+"""Net allocations of tracked objects between two collections of the youngest generation in
+the reference server's own process (CPython's default is 700)."""
 
 
 def collector_for_serving() -> None:
