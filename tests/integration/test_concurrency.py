@@ -17,6 +17,7 @@ import threading
 import time
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -287,6 +288,22 @@ def test_a_server_error_in_a_prefetched_case_is_recorded_as_in_a_sequential_run(
     assert gamma["passage"]["message"].startswith(f"{proxy.url}/contexts/mini/sources/search")
 
 
+@contextmanager
+def sigint_not_ignored() -> Iterator[None]:
+    """While a child starts: SIGINT handled here, which exec resets to the default in the child.
+
+    A suite started from a background job (``cmd &`` in a script: bash ignores SIGINT there)
+    hands the ignored SIGINT on to every child, and Python then never raises
+    KeyboardInterrupt: Ctrl-C would not reach the run under test at all.
+    """
+    before = signal.getsignal(signal.SIGINT)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, before)
+
+
 def test_an_interrupted_pipelined_run_ends_promptly_with_exit_1_and_no_artifact(
     served_corpus: ReferenceServer,
     suite: Suite,
@@ -299,14 +316,15 @@ def test_an_interrupted_pipelined_run_ends_promptly_with_exit_1_and_no_artifact(
     with FaultProxy(served_corpus.url) as proxy:
         proxy.add(failing_search(b"gamma tools", stall()), "sources/search", times=None)
         command = [sys.executable, "-m", "pytest", *BASE_ARGS, "--taguru-url", proxy.url, *dist]
-        run = subprocess.Popen(
-            [*command, "--taguru-concurrency", "8"],
-            cwd=suite.path,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            start_new_session=True,  # its own process group, as a terminal's foreground job
-        )
+        with sigint_not_ignored():
+            run = subprocess.Popen(
+                [*command, "--taguru-concurrency", "8"],
+                cwd=suite.path,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+                start_new_session=True,  # its own process group, as a terminal's foreground job
+            )
         try:
             wait_until(lambda: proxy.count("sources/search") >= 4, timeout_s=60)
             time.sleep(0.5)  # the run is now waiting for c-gamma
