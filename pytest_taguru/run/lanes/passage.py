@@ -99,12 +99,9 @@ def fetch_passage_hits(
 
 
 def _recorded_lanes(lanes: HitLanes) -> HitLanes:
-    bm25, vector = lanes.bm25, lanes.vector
-    if vector is None:  # the common shape: one lane, built without a nested call
-        if bm25 is None:
-            return _NO_LANES
-        return HitLanes(bm25=LaneRank(rank=bm25.rank, score=to_f32(bm25.score)))
-    return HitLanes(bm25=_recorded_rank(bm25), vector=_recorded_rank(vector))
+    if lanes.bm25 is None and lanes.vector is None:
+        return _NO_LANES
+    return HitLanes(bm25=_recorded_rank(lanes.bm25), vector=_recorded_rank(lanes.vector))
 
 
 def _recorded_rank(lane: LaneRank | None) -> LaneRank | None:
