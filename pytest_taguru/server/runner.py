@@ -4,8 +4,10 @@
         httpx.get(server.url + "/health")
 
 ``start()`` returns once the socket accepts connections; ``stop()`` shuts uvicorn down and
-joins its thread. Automatic compaction runs as in taguru (every 5 s, dead ratio > 0.5)
-unless ``compaction=CompactionSettings(interval=None)`` is passed. The access log is off:
+joins its thread: requests in progress get ``STOP_GRACE_S`` to finish, then are cancelled, so
+a client that never sends the rest of its body cannot keep the server (or a test's teardown)
+waiting. Automatic compaction runs as in taguru (every 5 s, dead ratio > 0.5) unless
+``compaction=CompactionSettings(interval=None)`` is passed. The access log is off:
 request lines would carry context names, and the log must never carry corpus text or tokens.
 """
 
@@ -32,6 +34,11 @@ from pytest_taguru.server.ingest.importer import ImportBatch, apply_import, pars
 from pytest_taguru.server.store import Store
 
 START_TIMEOUT = 30.0
+STOP_GRACE_S = 5
+"""How long a stopping server lets the requests in progress finish (uvicorn's default: for
+ever)."""
+STOP_TIMEOUT_S = STOP_GRACE_S + 10.0
+"""How long ``stop()`` waits for the server's thread after the grace, before it says so."""
 
 
 class ImportFileError(Exception):
@@ -106,6 +113,7 @@ class ReferenceServer:
             access_log=False,
             lifespan="off",
             server_header=False,
+            timeout_graceful_shutdown=STOP_GRACE_S,
         )
         self._server = uvicorn.Server(config)
         self._thread: threading.Thread | None = None
@@ -159,12 +167,17 @@ class ReferenceServer:
         self._compactor.start()
 
     def stop(self) -> None:
-        """Ask uvicorn to exit, join its thread and close the socket."""
+        """Ask uvicorn to exit, join its thread and close the socket (``RuntimeError`` when
+        the thread outlives ``STOP_TIMEOUT_S``: a handler stuck where no cancellation
+        reaches)."""
         self._compactor.stop()
         if self._thread is not None:
             self._server.should_exit = True
-            self._thread.join()
+            self._thread.join(STOP_TIMEOUT_S)
+            stuck = self._thread.is_alive()
             self._thread = None
+            if stuck:
+                raise RuntimeError("the reference server did not stop")
         self._socket.close()
 
     def __enter__(self) -> Self:

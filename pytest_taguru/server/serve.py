@@ -24,7 +24,7 @@ from pytest_taguru.server.compaction import CompactionSettings, Compactor
 from pytest_taguru.server.http.app import create_app
 from pytest_taguru.server.http.auth import tokens_from_environment
 from pytest_taguru.server.http.transport import DEFAULT_BODY_CAP
-from pytest_taguru.server.runner import ImportFileError, load_import_files
+from pytest_taguru.server.runner import STOP_GRACE_S, ImportFileError, load_import_files
 from pytest_taguru.server.store import Store
 
 DEFAULT_ADDR = "127.0.0.1:8248"
@@ -98,6 +98,7 @@ def main(argv: list[str] | None = None) -> int:
         access_log=False,
         lifespan="off",
         server_header=False,
+        timeout_graceful_shutdown=STOP_GRACE_S,
     )
     server = _Server(config)
     # uvicorn shuts down gracefully on SIGINT/SIGTERM, then re-raises the signal to whatever
