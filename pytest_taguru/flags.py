@@ -36,11 +36,11 @@ DEFAULT_TIMEOUT_S = 35.0
 DEFAULT_RETRIES = 2
 DEFAULT_MAX_CONSECUTIVE_FAILURES = 5
 DEFAULT_CONCURRENCY = 8
-"""Cases in flight at once in each process. Measured (``benchmarks/bench_concurrency.py``, 2
-cores, ms per case at 1/2/4/8/16, ``-n 0``): the example suite 23.9/16.7/16.9/16.1/16.1; 2,000
-one-search synthetic cases on ``--taguru-serve`` 11.8/10.9/11.8/10.6/11.7; 500 of them 5 ms
-away 19.0/16.4/10.5/11.7/10.2. 8 is at or near the best in each; more threads cost more CPU
-than they hide."""
+"""Cases in flight at once in each process (once ``auto`` opens its window). Measured
+(``benchmarks/bench_concurrency.py``, 2 cores, ms per case at 1/2/4/8/16, ``-n 0``): the
+example suite 23.9/16.7/16.9/16.1/16.1; 2,000 one-search synthetic cases on
+``--taguru-serve`` 11.8/10.9/11.8/10.6/11.7; 500 of them 5 ms away 19.0/16.4/10.5/11.7/10.2.
+8 is at or near the best in each; more threads cost more CPU than they hide."""
 
 ParserName = Literal[
     "positive_int", "exit_status", "seconds", "retries", "count", "slices", "concurrency",
@@ -328,10 +328,12 @@ OPTION_SPECS = (
     ),
     OptionSpec(
         "concurrency",
-        "N",
+        "auto|N",
         "cases in flight at once in each process: the next cases' requests are sent while "
-        "pytest runs the current item, each case's in order, its result reported in turn "
-        f"(default {DEFAULT_CONCURRENCY}; 1 = one case at a time, as taguru)",
+        "pytest runs the current item, each case's in order, its result reported in turn. "
+        "auto (the default): one case at a time until the cases are seen waiting on the "
+        f"server for much of their time, then up to {DEFAULT_CONCURRENCY}; N: up to N from "
+        "the start; 1 = one case at a time, as taguru",
         parse="concurrency",
         drop_in=False,
         drop_in_value="1",

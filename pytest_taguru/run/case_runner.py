@@ -10,6 +10,7 @@ never reported leaves no recording.
 """
 
 import sys
+import time
 from collections.abc import Hashable, Iterable
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -29,7 +30,7 @@ from pytest_taguru.run.exchange import CallFailed
 from pytest_taguru.run.expectations import expectations_sha256
 from pytest_taguru.run.lanes.assembly import RunShape, run_case_lanes
 from pytest_taguru.run.lanes.request_bodies import citation_body
-from pytest_taguru.run.prefetch import LaneThreads, PrefetchWindow
+from pytest_taguru.run.prefetch import LaneThreads, LatencyProbe, PrefetchWindow
 from pytest_taguru.run.received import CaseTexts
 from pytest_taguru.run.recording.store import Recording, recording_for
 from pytest_taguru.run.recording.tapes import Tape
@@ -109,6 +110,9 @@ class CaseRunner:
     """The tape of each case between its lanes and the end of its item."""
     _window: PrefetchWindow[CaseKey, CaseResult] | None = field(default=None, repr=False)
     _threads: LaneThreads | None = field(default=None, repr=False)
+    _probe: LatencyProbe = field(default_factory=LatencyProbe, repr=False)
+    _judged: tuple[float, float] | None = field(default=None, repr=False)
+    """When the last case judged here started, and how long it waited (for the probe)."""
 
     def __post_init__(self) -> None:
         self._recording = recording_for(self.settings)
@@ -136,17 +140,20 @@ class CaseRunner:
     def prefetch(self, upcoming: Iterable[CaseKey]) -> None:
         """Keep the first ``--taguru-concurrency`` cases of ``upcoming`` (the one about to run
         first, then the order pytest will run them in) judged ahead; nothing once this
-        process presumes the server dead, and nothing at concurrency 1."""
-        size = self.settings.concurrency
-        if size == 1:
+        process presumes the server dead, nothing at concurrency 1, and under ``auto``
+        nothing until the cases judged one at a time are seen waiting on the server."""
+        concurrency = self.settings.concurrency
+        if concurrency.size == 1:
             return
         if self.presumed_dead is not None:
             self.stop_prefetch()
             return
         if self._window is None:
-            self._threads = LaneThreads(size)
+            if concurrency.adaptive and not self._probe.waiting:
+                return
+            self._threads = LaneThreads(concurrency.size)
             self._window = PrefetchWindow(
-                size, lambda key: self.judge_case(key.case), self._threads.submit
+                concurrency.size, lambda key: self.judge_case(key.case), self._threads.submit
             )
         _ = self.client  # made here, not by the first threads at once
         self._window.plan(upcoming)
@@ -156,9 +163,21 @@ class CaseRunner:
         judged now; then its recording is written."""
         started = None if self._window is None else self._window.take(key)
         try:
-            return self.judge_case(key.case) if started is None else started.result()
+            return self._judged_here(key.case) if started is None else started.result()
         finally:
             self._recording.close(self._tapes.pop(key.case.case_id, None))
+
+    def _judged_here(self, case: EvalCase) -> CaseResult:
+        """``judge_case`` in this thread; the previous such case's wait and the time from
+        its start to this one's go to the latency probe."""
+        started, cpu = time.perf_counter(), time.thread_time()
+        if self._judged is not None:
+            previous, waited = self._judged
+            self._probe.observe(waited, started - previous)
+        judged = self.judge_case(case)
+        waited = time.perf_counter() - started - (time.thread_time() - cpu)
+        self._judged = (started, waited)
+        return judged
 
     def stop_prefetch(self) -> None:
         """Judge nothing more ahead; cancel what has not started (a started case is still

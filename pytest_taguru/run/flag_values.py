@@ -27,6 +27,7 @@ from pytest_taguru.flags import (
     OptionSpec,
     ParserName,
 )
+from pytest_taguru.run.prefetch import AUTO_CONCURRENCY, Concurrency
 from pytest_taguru.run.shard import ShardSpec
 from pytest_taguru.run.slices import SliceLinesParser
 
@@ -205,7 +206,26 @@ parse_shard = ShardParser(f"a shard I/N with 1 <= I <= N <= {MAX_SHARDS}, e.g. 2
 
 MAX_CONCURRENCY = 64
 """The most ``--taguru-concurrency`` accepts: one thread per case in flight."""
-parse_concurrency = UnsignedParser(f"a whole number 1..={MAX_CONCURRENCY}", 1, MAX_CONCURRENCY)
+
+
+@dataclass(frozen=True)
+class ConcurrencyParser:
+    """``auto`` (the window opens when cases wait on the server), or a fixed window: one of
+    Rust's unsigned integers ``1..=maximum``; any other text is ``<flag> needs <needs>``."""
+
+    maximum: int
+
+    @property
+    def needs(self) -> str:
+        return f"auto or a whole number 1..={self.maximum}"
+
+    def __call__(self, text: str | None, flag: str) -> Concurrency:
+        if text == "auto":
+            return AUTO_CONCURRENCY
+        return Concurrency(UnsignedParser(self.needs, 1, self.maximum)(text, flag))
+
+
+parse_concurrency = ConcurrencyParser(MAX_CONCURRENCY)
 """``--taguru-concurrency``."""
 
 parse_alpha_flag = SpecParser("a significance level between 0 and 1", parse_alpha)

@@ -10,20 +10,75 @@ keeps the window: bounded, in order, and cancelled when the plan changes or the 
 The threads are daemon threads: an interrupted run abandons a request in flight instead of
 waiting out its deadline at interpreter exit (every request is a read, so nothing is left
 half-done on the server).
+
+Threads are not free: each socket call hands Python's interpreter lock to another thread and
+back. Against a server that answers at once, a window of 8 cost a third more CPU than one case
+at a time (``benchmarks/bench_plugin.py``'s instant fake, 2 cores). So the default window,
+``auto``, opens only once the cases judged one at a time are seen waiting on the server
+(:class:`LatencyProbe`).
 """
 
 import queue
+import statistics
 import threading
+from collections import deque
 from collections.abc import Callable, Hashable, Iterable
 from concurrent.futures import Future
+from dataclasses import dataclass
 from functools import partial
 from itertools import islice
 from typing import Any, Generic, TypeVar
+
+from pytest_taguru.flags import DEFAULT_CONCURRENCY
 
 Key = TypeVar("Key", bound=Hashable)
 Result = TypeVar("Result")
 
 Submit = Callable[[Callable[[], Result]], "Future[Result]"]
+
+
+@dataclass(frozen=True)
+class Concurrency:
+    """``--taguru-concurrency``: at most ``size`` cases in flight in each process; when
+    ``adaptive`` (``auto``), none ahead until :class:`LatencyProbe` says the cases wait on
+    the server."""
+
+    size: int
+    adaptive: bool = False
+
+
+AUTO_CONCURRENCY = Concurrency(DEFAULT_CONCURRENCY, adaptive=True)
+"""``--taguru-concurrency auto``, the default."""
+
+PROBE_CASES = 8
+"""How many of the latest cases judged one at a time the probe weighs."""
+WAIT_SHARE_TO_OPEN = 1 / 3
+"""The share of those cases' item-to-item time spent waiting for answers at which ``auto``
+opens the window. Below it the threads' own cost outweighs the waits they hide: about 1 ms of
+CPU a case on 2 cores (against an instant fake, 5,000 one-search cases took 18.5 s at 8 and
+12.3 s at 1), while against the reference server, whose cases wait about half their time, 8
+took 4.3 ms a case and 1 took 7.3 ms."""
+
+
+class LatencyProbe:
+    """Whether the cases judged one at a time wait on the server: the median, over the latest
+    ``PROBE_CASES`` of them, of the share of a case's time spent waiting reaches
+    ``WAIT_SHARE_TO_OPEN``. A case's wait is its judging's wall time less the judging
+    thread's CPU time; its time runs from its item's start to the next's (pytest's own work
+    included, which the window would overlap too). The median, so that one stall (a pause
+    of the machine, of the server) does not open the window for the rest of the run."""
+
+    def __init__(self) -> None:
+        self._shares: deque[float] = deque(maxlen=PROBE_CASES)
+
+    def observe(self, wait_s: float, cycle_s: float) -> None:
+        self._shares.append(max(0.0, wait_s) / cycle_s if cycle_s > 0 else 0.0)
+
+    @property
+    def waiting(self) -> bool:
+        if len(self._shares) < PROBE_CASES:
+            return False
+        return statistics.median(self._shares) >= WAIT_SHARE_TO_OPEN
 
 
 class LaneThreads:

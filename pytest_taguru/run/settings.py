@@ -30,7 +30,6 @@ from pytest_taguru.compare.significance import (
 )
 from pytest_taguru.errors import UsageError
 from pytest_taguru.flags import (
-    DEFAULT_CONCURRENCY,
     DEFAULT_MAX_CONSECUTIVE_FAILURES,
     DEFAULT_OUT,
     DEFAULT_REGRESSION_EXIT_CODE,
@@ -52,6 +51,7 @@ from pytest_taguru.run.flag_values import (
     parse_seconds,
     parse_tolerance_flag,
 )
+from pytest_taguru.run.prefetch import AUTO_CONCURRENCY, Concurrency
 from pytest_taguru.run.server_access import (
     address_hint,
     bearer_token,
@@ -109,8 +109,8 @@ class Settings(BaseModel):
     inconclusive: InconclusivePolicy = DEFAULT_INCONCLUSIVE
     alpha: float = DEFAULT_ALPHA
     tolerances: Tolerances = NO_TOLERANCE
-    concurrency: int = DEFAULT_CONCURRENCY
-    """Cases in flight at once in each process (``run.prefetch``); 1: one at a time."""
+    concurrency: Concurrency = AUTO_CONCURRENCY
+    """Cases in flight at once in each process (``run.prefetch``)."""
 
     @property
     def has_budget(self) -> bool:
@@ -204,7 +204,7 @@ def resolve_settings(
         inconclusive=parsed("inconclusive", parse_inconclusive_flag, DEFAULT_INCONCLUSIVE),
         alpha=parsed("alpha", parse_alpha_flag, DEFAULT_ALPHA),
         tolerances=parsed("tolerance", parse_tolerance_flag, NO_TOLERANCE),
-        concurrency=parsed("concurrency", parse_concurrency, DEFAULT_CONCURRENCY),
+        concurrency=parsed("concurrency", parse_concurrency, AUTO_CONCURRENCY),
         address_hint=hint,
         typed_flags=raw.typed,
         gate_partial=raw.gate_partial,

@@ -247,6 +247,71 @@ def test_the_next_cases_are_in_flight_while_the_current_one_runs(
     assert counter["most"] >= 2
 
 
+def slowed(counter: dict[str, int], lock: threading.Lock, delay_s: float) -> Fault:
+    """Forward a search ``delay_s`` late, as from a distant server; count the most in flight
+    at once."""
+
+    def act(exchange: Exchange) -> bool:
+        with lock:
+            counter["now"] += 1
+            counter["most"] = max(counter["most"], counter["now"])
+        try:
+            time.sleep(delay_s)
+            return exchange.send(*exchange.forward())
+        finally:
+            with lock:
+                counter["now"] -= 1
+
+    return act
+
+
+@pytest.mark.parametrize(
+    ("flags", "pipelined"), [((), True), (("--taguru-concurrency", "1"), False)]
+)
+def test_auto_opens_the_window_once_cases_are_seen_waiting_on_the_server(
+    suite: Suite, flags: tuple[str, ...], pipelined: bool
+) -> None:
+    # The default, auto, judges the first cases one at a time; each waits 50 ms for its
+    # answer, far more than its own work, so the window opens for the rest.
+    write_suite(suite.path, 40)
+    counter, lock = {"now": 0, "most": 0}, threading.Lock()
+    with (
+        ReferenceServer.from_import_files([suite.path / "corpus.ndjson"]) as server,
+        FaultProxy(server.url) as proxy,
+    ):
+        proxy.add(slowed(counter, lock, 0.05), "sources/search", times=None)
+        result = suite.run("--taguru-url", proxy.url, *flags, serve=False)
+    assert result.ret == 0
+    assert (counter["most"] > 1) is pipelined
+
+
+THREADS_SEEN_CONFTEST = """
+import threading
+
+
+def pytest_runtest_teardown(item):
+    if any(thread.name == "taguru-case" for thread in threading.enumerate()):
+        (item.config.rootpath / "judged-ahead").touch()
+"""
+
+
+@pytest.mark.parametrize(
+    ("flags", "pipelined"), [((), False), (("--taguru-concurrency", "8"), True)]
+)
+def test_auto_keeps_one_case_at_a_time_when_answers_come_at_once(
+    suite: Suite, flags: tuple[str, ...], pipelined: bool
+) -> None:
+    # A replay answers from files, without waiting: threads would only add their own cost.
+    write_suite(suite.path, 40)
+    with ReferenceServer.from_import_files([suite.path / "corpus.ndjson"]) as server:
+        recorded = suite.run("--taguru-url", server.url, "--taguru-record", "rec", serve=False)
+    assert recorded.ret == 0
+    suite.pytester.makeconftest(THREADS_SEEN_CONFTEST)
+    replayed = suite.run("--taguru-replay", "rec", *flags, serve=False)
+    assert replayed.ret == 0
+    assert (suite.path / "judged-ahead").exists() is pipelined
+
+
 def failing_search(marker: bytes, fault: Fault) -> Fault:
     """``fault`` for the search whose body names ``marker``; the others are forwarded."""
 
@@ -348,7 +413,7 @@ def test_a_bad_concurrency_is_a_usage_error(
     result = suite.run(f"--taguru-concurrency={value}", *dist, isolated=True)
     assert result.ret == 2
     result.stderr.fnmatch_lines(
-        ["taguru: evaluate: --taguru-concurrency needs a whole number 1..=64"]
+        ["taguru: evaluate: --taguru-concurrency needs auto or a whole number 1..=64"]
     )
 
 
@@ -357,7 +422,7 @@ def test_the_concurrency_is_also_an_ini_key(suite: Suite) -> None:
     result = suite.run(isolated=True)
     assert result.ret == 2
     result.stderr.fnmatch_lines(
-        ["taguru: evaluate: --taguru-concurrency needs a whole number 1..=64"]
+        ["taguru: evaluate: --taguru-concurrency needs auto or a whole number 1..=64"]
     )
     suite.write_ini("taguru_concurrency = 3\n")
     assert suite.run().ret == 0

@@ -10,7 +10,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from pytest_taguru.errors import UsageError
-from pytest_taguru.flags import CLI_FLAG_PREFIX, OPTION_SPECS, OPTIONS, PLUGIN_FLAG_PREFIX
+from pytest_taguru.flags import (
+    CLI_FLAG_PREFIX,
+    DEFAULT_CONCURRENCY,
+    OPTION_SPECS,
+    OPTIONS,
+    PLUGIN_FLAG_PREFIX,
+)
 from pytest_taguru.run.flag_values import (
     RawOptions,
     check_flags,
@@ -20,6 +26,7 @@ from pytest_taguru.run.flag_values import (
     parse_positive_int,
     raw_options,
 )
+from pytest_taguru.run.prefetch import AUTO_CONCURRENCY, Concurrency
 
 RAW = RawOptions(eval_path="eval.jsonl", context="sake")
 
@@ -87,7 +94,7 @@ def test_what_a_missing_value_needs_in_taguru_words() -> None:
         "--slices": 'slice definitions, "name: glob [glob…]" per line',
         "--slices-file": "a file path",
         "--slice-thresholds": "a file path",
-        "--concurrency": "a whole number 1..=64",
+        "--concurrency": "auto or a whole number 1..=64",
         "--baseline": "a file path",
         "--inconclusive": "warn or fail",
         "--alpha": "a significance level between 0 and 1",
@@ -199,11 +206,21 @@ def test_exit_status_parser_agrees_with_rust_rules(text: str) -> None:
             parse_exit_code(text, "--x")
 
 
-@given(st.text(st.sampled_from("+-0123456789 _\u00b2"), max_size=4))
-def test_concurrency_parser_takes_1_to_64(text: str) -> None:
+@given(st.text(st.sampled_from("+-0123456789 _\u00b2auto"), max_size=4))
+def test_concurrency_parser_takes_auto_or_1_to_64(text: str) -> None:
     valid = re.fullmatch(r"\+?[0-9]+", text) is not None and 1 <= int(text) <= 64
-    if valid:
-        assert parse_concurrency(text, "--x") == int(text)
+    if text == "auto":
+        assert parse_concurrency(text, "--x") == AUTO_CONCURRENCY
+    elif valid:
+        assert parse_concurrency(text, "--x") == Concurrency(int(text))
     else:
-        with pytest.raises(UsageError, match=r"^--x needs a whole number 1..=64$"):
+        with pytest.raises(UsageError, match=r"^--x needs auto or a whole number 1..=64$"):
+            parse_concurrency(text, "--x")
+
+
+def test_auto_is_adaptive_up_to_the_default_window_and_a_number_is_fixed() -> None:
+    assert parse_concurrency("auto", "--x") == Concurrency(DEFAULT_CONCURRENCY, adaptive=True)
+    assert parse_concurrency("8", "--x") == Concurrency(8, adaptive=False)
+    for text in ("AUTO", " auto", "auto8", None):
+        with pytest.raises(UsageError, match=r"^--x needs auto or a whole number 1..=64$"):
             parse_concurrency(text, "--x")
