@@ -13,7 +13,7 @@ one search per case, one in five failing a case-scoped bound) and on the example
 a network; a quarter of the synthetic cases); the figure is pytest's session time (collection
 and the run, not the server's start-up) per case.
 
-    .venv/bin/python benchmarks/bench_concurrency.py [--cases 2000] [--levels 1,2,4,8,16]
+    .venv/bin/python benchmarks/bench_concurrency.py [--cases 2000] [--levels auto,1,2,4,8,16]
                                  [--workers 0,2] [--rounds 3] [--latency-ms 5] [--quick]
 """
 
@@ -128,15 +128,15 @@ def delayed(seconds: float) -> Callable[[Exchange], bool]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--cases", type=int, default=2000)
-    parser.add_argument("--levels", default="1,2,4,8,16")
+    parser.add_argument("--levels", default="auto,1,2,4,8,16")
     parser.add_argument("--workers", default="0,2")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--latency-ms", type=float, default=5.0)
     parser.add_argument("--quick", action="store_true", help="300 cases, levels 1,8, one round")
     args = parser.parse_args()
     if args.quick:
-        args.cases, args.levels, args.rounds = 300, "1,8", 1
-    levels = [int(level) for level in args.levels.split(",")]
+        args.cases, args.levels, args.rounds = 300, "auto,1,8", 1
+    levels = args.levels.split(",")  # as --taguru-concurrency takes them: auto or a number
     workers = [int(count) for count in args.workers.split(",")]
     with tempfile.TemporaryDirectory(prefix="bench-concurrency-") as directory:
         suite = Path(directory) / "synthetic"
@@ -153,7 +153,7 @@ def main() -> None:
         trivial.mkdir()
         (trivial / "conftest.py").write_text(TRIVIAL_CONFTEST, encoding="utf-8")
         shutil.copy(suite / "eval.jsonl", trivial)
-        runs: dict[tuple[str, int, int], list[float]] = {}
+        runs: dict[tuple[str, int, str], list[float]] = {}
         floors: dict[str, list[float]] = {"server": [], "pytest": []}
         eval_set = ["--taguru-eval", "eval.jsonl", "--taguru-thresholds", "thresholds.json"]
         example_out = ["-o", f"taguru_out={Path(directory) / 'example.json'}"]
@@ -172,7 +172,7 @@ def main() -> None:
                 for name, (cwd, base, count) in sets.items():
                     for level, worker_count in itertools.product(levels, workers):
                         dist = ["-n", str(worker_count)] if worker_count else []
-                        flags = [*base, *dist, "--taguru-concurrency", str(level)]
+                        flags = [*base, *dist, "--taguru-concurrency", level]
                         per_case = session_seconds(flags, cwd) * 1000 / count
                         runs.setdefault((name, worker_count, level), []).append(per_case)
                 print(f"round {round_number + 1} of {args.rounds} done", file=sys.stderr)
@@ -184,7 +184,7 @@ def main() -> None:
     for (name, worker_count, level), values in runs.items():
         best = min(values)
         print(
-            f"{name:>9} -n {worker_count} concurrency {level:>2}: {best:6.2f} ms per case "
+            f"{name:>9} -n {worker_count} concurrency {level:>4}: {best:6.2f} ms per case "
             f"(median {statistics.median(values):6.2f}; {best / floor:4.2f}x the floor)"
         )
 
