@@ -152,8 +152,8 @@ def _quote_elsewhere(reader: CorpusReader, expected: ExpectedCitation, quote: st
         nearest = min(holding, key=lambda n: (abs(n - expected.paragraph), n))
         return f"it is in paragraph {nearest}"
     for hit in reader.search(quote).hits:
-        if quote_matches(quote, hit.text):
-            return f"it is in '{hit.locator.source}' paragraph {hit.locator.paragraph}"
+        if quote_matches(quote, hit.text or ""):
+            return f"it is in '{hit.source}' paragraph {hit.paragraph}"
     return "no paragraph of the corpus contains it"
 
 

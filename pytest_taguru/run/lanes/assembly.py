@@ -40,7 +40,7 @@ from pytest_taguru.run.eval_models import EvalCase
 from pytest_taguru.run.exchange import CallFailed
 from pytest_taguru.run.lanes import clock
 from pytest_taguru.run.lanes.case import run_lanes
-from pytest_taguru.run.lanes.passage import FetchedHit, fetch_passage_hits, search_passage_lane
+from pytest_taguru.run.lanes.passage import fetch_passage_hits, search_passage_lane
 from pytest_taguru.run.lanes.request_bodies import semantic_floor
 from pytest_taguru.run.settings import Settings
 from pytest_taguru.score.case import LaneResults
@@ -110,26 +110,25 @@ def baseline_lane(client: TaguruClient, context: str, case: EvalCase) -> Passage
     return PassageOutcome(search_passage_lane(client, context, case))
 
 
-def simulated_item(context: str, hit: FetchedHit, rank: int) -> dict[str, Any]:
+def simulated_item(context: str, hit: HitLocator, rank: int) -> dict[str, Any]:
     """The evidence item a search hit is measured as: hit number ``rank`` (1-based, in
     response order) is both its ``fused_rank`` and its lane rank; score and sub-lanes are the
     hit's own, as 32-bit floats; ``text`` is the hit's text (``""`` when none was sent)."""
-    locator = hit.locator
     return passage_item(
         context,
-        source=locator.source,
-        paragraph=locator.paragraph,
-        score=locator.score,
-        text=hit.text,
-        lanes=locator.lanes,
+        source=hit.source,
+        paragraph=hit.paragraph,
+        score=hit.score,
+        text=hit.text or "",
+        lanes=hit.lanes,
         fused_rank=rank,
         lane_rank=rank,
     )
 
 
 def truncate_hits(
-    context: str, hits: Sequence[FetchedHit], limits: Limits
-) -> tuple[list[FetchedHit], BudgetBlock]:
+    context: str, hits: Sequence[HitLocator], limits: Limits
+) -> tuple[list[HitLocator], BudgetBlock]:
     """Skip-and-continue admission of the hits' simulated items under ``limits`` (§1.6).
 
     The package measured has an always-empty ``citations`` array, so
@@ -155,7 +154,7 @@ class TruncatingLane:
         kept, block = truncate_hits(context, fetched.hits, self.limits)
         passage = PassageSearched(
             plan=fetched.plan,
-            hits=[hit.locator for hit in kept],
+            hits=kept,
             latency_ms=fetched.latency_ms,
         )
         return PassageOutcome(passage, budget=block)

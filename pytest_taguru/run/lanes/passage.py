@@ -1,8 +1,9 @@
 """The passage lane (evaluate-run.md §4.1): ``POST sources/search`` and what the run records of it.
 
 Every server-side failure (transport, status, envelope, shape) is recorded in the lane's
-outcome and never raised. Hits keep their text only in memory (:class:`FetchedHit`), for the
-budget accounting of the assembly module; the artifact never carries it.
+outcome and never raised. Hits keep their text only in memory (``HitLocator.text``, always
+set here: ``""`` when a fallback hit carries none), for the budget accounting of the assembly
+module and ``--taguru-show-text``; the artifact never carries it.
 """
 
 import math
@@ -42,23 +43,11 @@ _NO_LANES = HitLanes()  # frozen: one shared value for every hit without lanes
 
 
 @dataclass(frozen=True)
-class FetchedHit:
-    """A hit as the client holds it: its recorded locator and, internally only, its text.
-
-    ``text`` is ``""`` when a fallback hit carries none; it never reaches the artifact. The
-    locator carries the same text (``HitLocator.text``, for ``--taguru-show-text``), so a
-    lane serves its locators as they are, without copying them.
-    """
-
-    locator: HitLocator
-    text: str
-
-
-@dataclass(frozen=True)
 class PassageFetch:
-    """A successful ``sources/search`` call: hits in server order, the plan if strict."""
+    """A successful ``sources/search`` call: hits in server order (each with its text), the
+    plan if strict."""
 
-    hits: list[FetchedHit]
+    hits: list[HitLocator]
     plan: ContextPlan | None
     latency_ms: int
 
@@ -83,15 +72,12 @@ def fetch_passage_hits(
         return _fallback_hits(result, latency_ms)
     plan = _recorded_plan(page.plan.contexts[0]) if page.plan.contexts else None
     hits = [
-        FetchedHit(
-            HitLocator(
-                source=hit.source,
-                paragraph=hit.paragraph,
-                score=to_f32(hit.score),
-                lanes=_recorded_lanes(hit.lanes),
-                text=hit.text,
-            ),
-            hit.text,
+        HitLocator(
+            source=hit.source,
+            paragraph=hit.paragraph,
+            score=to_f32(hit.score),
+            lanes=_recorded_lanes(hit.lanes),
+            text=hit.text,
         )
         for hit in page.hits
     ]
@@ -139,7 +125,7 @@ def _fallback_hits(result: Any, latency_ms: int) -> PassageFetch | PassageFailed
         raw_hits = result["hits"]
     else:
         return PassageFailed(message=NO_RECOGNIZABLE_HITS, latency_ms=latency_ms)
-    hits: list[FetchedHit] = []
+    hits: list[HitLocator] = []
     for raw in raw_hits:
         item = raw if isinstance(raw, dict) else {}
         source, paragraph, score = item.get("source"), item.get("paragraph"), item.get("score")
@@ -148,17 +134,13 @@ def _fallback_hits(result: Any, latency_ms: int) -> PassageFetch | PassageFailed
         if not _is_uint(paragraph):
             return PassageFailed(message=HIT_WITHOUT_PARAGRAPH, latency_ms=latency_ms)
         text = item.get("text")
-        shown = text if isinstance(text, str) else ""
         hits.append(
-            FetchedHit(
-                HitLocator(
-                    source=source,
-                    paragraph=paragraph % (U32_MAX + 1),
-                    score=_number_as_f32(score),
-                    lanes=_NO_LANES,
-                    text=shown,
-                ),
-                shown,
+            HitLocator(
+                source=source,
+                paragraph=paragraph % (U32_MAX + 1),
+                score=_number_as_f32(score),
+                lanes=_NO_LANES,
+                text=text if isinstance(text, str) else "",
             )
         )
     return PassageFetch(hits, None, latency_ms)
@@ -172,6 +154,6 @@ def search_passage_lane(client: TaguruClient, context: str, case: EvalCase) -> P
         return fetched
     return PassageSearched(
         plan=fetched.plan,
-        hits=[hit.locator for hit in fetched.hits],
+        hits=fetched.hits,
         latency_ms=fetched.latency_ms,
     )
