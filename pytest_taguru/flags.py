@@ -332,8 +332,8 @@ OPTION_SPECS = (
         "cases in flight at once in each process: the next cases' requests are sent while "
         "pytest runs the current item, each case's in order, its result reported in turn. "
         "auto (the default): one case at a time until the cases are seen waiting on the "
-        f"server for much of their time, then up to {DEFAULT_CONCURRENCY}; N: up to N from "
-        "the start; 1 = one case at a time, as taguru",
+        f"server longer than threads would cost, then up to {DEFAULT_CONCURRENCY}; N: up to "
+        "N from the start; 1 = one case at a time, as taguru",
         parse="concurrency",
         drop_in=False,
         drop_in_value="1",

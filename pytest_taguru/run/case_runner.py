@@ -111,8 +111,6 @@ class CaseRunner:
     _window: PrefetchWindow[CaseKey, CaseResult] | None = field(default=None, repr=False)
     _threads: LaneThreads | None = field(default=None, repr=False)
     _probe: LatencyProbe = field(default_factory=LatencyProbe, repr=False)
-    _judged: tuple[float, float] | None = field(default=None, repr=False)
-    """When the last case judged here started, and how long it waited (for the probe)."""
 
     def __post_init__(self) -> None:
         self._recording = recording_for(self.settings)
@@ -141,7 +139,8 @@ class CaseRunner:
         """Keep the first ``--taguru-concurrency`` cases of ``upcoming`` (the one about to run
         first, then the order pytest will run them in) judged ahead; nothing once this
         process presumes the server dead, nothing at concurrency 1, and under ``auto``
-        nothing until the cases judged one at a time are seen waiting on the server."""
+        nothing until the cases judged one at a time are seen waiting on the server (never
+        in a replay, which has no server to wait on)."""
         concurrency = self.settings.concurrency
         if concurrency.size == 1:
             return
@@ -149,7 +148,8 @@ class CaseRunner:
             self.stop_prefetch()
             return
         if self._window is None:
-            if concurrency.adaptive and not self._probe.waiting:
+            replaying = self.settings.replay_dir is not None
+            if concurrency.adaptive and (replaying or not self._probe.waiting):
                 return
             self._threads = LaneThreads(concurrency.size)
             self._window = PrefetchWindow(
@@ -168,15 +168,11 @@ class CaseRunner:
             self._recording.close(self._tapes.pop(key.case.case_id, None))
 
     def _judged_here(self, case: EvalCase) -> CaseResult:
-        """``judge_case`` in this thread; the previous such case's wait and the time from
-        its start to this one's go to the latency probe."""
-        started, cpu = time.perf_counter(), time.thread_time()
-        if self._judged is not None:
-            previous, waited = self._judged
-            self._probe.observe(waited, started - previous)
+        """``judge_case`` in this thread, its wait (wall less CPU time) shown to the latency
+        probe."""
+        wall, cpu = time.perf_counter(), time.thread_time()
         judged = self.judge_case(case)
-        waited = time.perf_counter() - started - (time.thread_time() - cpu)
-        self._judged = (started, waited)
+        self._probe.observe(time.perf_counter() - wall - (time.thread_time() - cpu))
         return judged
 
     def stop_prefetch(self) -> None:

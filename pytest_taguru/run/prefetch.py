@@ -14,8 +14,8 @@ half-done on the server).
 Threads are not free: each socket call hands Python's interpreter lock to another thread and
 back. Against a server that answers at once, a window of 8 cost a third more CPU than one case
 at a time (``benchmarks/bench_plugin.py``'s instant fake, 2 cores). So the default window,
-``auto``, opens only once the cases judged one at a time are seen waiting on the server
-(:class:`LatencyProbe`).
+``auto``, opens only once the cases judged one at a time are seen waiting on the server longer
+than the threads would cost (:class:`LatencyProbe`).
 """
 
 import queue
@@ -52,33 +52,31 @@ AUTO_CONCURRENCY = Concurrency(DEFAULT_CONCURRENCY, adaptive=True)
 
 PROBE_CASES = 8
 """How many of the latest cases judged one at a time the probe weighs."""
-WAIT_SHARE_TO_OPEN = 1 / 3
-"""The share of those cases' item-to-item time spent waiting for answers at which ``auto``
-opens the window. Below it the threads' own cost outweighs the waits they hide: about 1 ms of
-CPU a case on 2 cores (against an instant fake, 5,000 one-search cases took 18.5 s at 8 and
-12.3 s at 1), while against the reference server, whose cases wait about half their time, 8
-took 4.3 ms a case and 1 took 7.3 ms."""
+WAIT_TO_OPEN_S = 0.002
+"""The median wait per case at which ``auto`` opens the window: twice what the threads
+themselves cost a case (about 1 ms of CPU on 2 cores: against an instant fake, 5,000
+one-search cases took 18.5 s at 8 and 12.3 s at 1). The reference server's searches
+(about 4 ms) and a deep search's (about 35 ms at limit 1000) open it; a server that answers
+in well under a millisecond does not."""
 
 
 class LatencyProbe:
-    """Whether the cases judged one at a time wait on the server: the median, over the latest
-    ``PROBE_CASES`` of them, of the share of a case's time spent waiting reaches
-    ``WAIT_SHARE_TO_OPEN``. A case's wait is its judging's wall time less the judging
-    thread's CPU time; its time runs from its item's start to the next's (pytest's own work
-    included, which the window would overlap too). The median, so that one stall (a pause
-    of the machine, of the server) does not open the window for the rest of the run."""
+    """Whether the cases judged one at a time wait on the server: the median wait of the
+    latest ``PROBE_CASES`` of them reaches ``WAIT_TO_OPEN_S``. A case's wait is its
+    judging's wall time less the judging thread's CPU time. The median, so that one stall
+    (a pause of the machine, of the server) does not open the window for the rest of the
+    run."""
 
     def __init__(self) -> None:
-        self._shares: deque[float] = deque(maxlen=PROBE_CASES)
+        self._waits: deque[float] = deque(maxlen=PROBE_CASES)
 
-    def observe(self, wait_s: float, cycle_s: float) -> None:
-        self._shares.append(max(0.0, wait_s) / cycle_s if cycle_s > 0 else 0.0)
+    def observe(self, wait_s: float) -> None:
+        self._waits.append(wait_s)
 
     @property
     def waiting(self) -> bool:
-        if len(self._shares) < PROBE_CASES:
-            return False
-        return statistics.median(self._shares) >= WAIT_SHARE_TO_OPEN
+        full = len(self._waits) == PROBE_CASES
+        return full and statistics.median(self._waits) >= WAIT_TO_OPEN_S
 
 
 class LaneThreads:

@@ -298,10 +298,11 @@ def pytest_runtest_teardown(item):
 @pytest.mark.parametrize(
     ("flags", "pipelined"), [((), False), (("--taguru-concurrency", "8"), True)]
 )
-def test_auto_keeps_one_case_at_a_time_when_answers_come_at_once(
+def test_auto_keeps_one_case_at_a_time_in_a_replay(
     suite: Suite, flags: tuple[str, ...], pipelined: bool
 ) -> None:
-    # A replay answers from files, without waiting: threads would only add their own cost.
+    # A replay answers from files, without waiting: threads would only add their own cost,
+    # so auto never opens the window (the probe's own rule is timed, so it is unit-tested).
     write_suite(suite.path, 40)
     with ReferenceServer.from_import_files([suite.path / "corpus.ndjson"]) as server:
         recorded = suite.run("--taguru-url", server.url, "--taguru-record", "rec", serve=False)
