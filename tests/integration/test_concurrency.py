@@ -216,21 +216,34 @@ def test_cases_are_judged_ahead_in_the_order_pytest_runs_them(small: Small) -> N
     assert set(small.searched) <= small.queries_of(window)
 
 
-def overlapping(counter: dict[str, int], lock: threading.Condition) -> Fault:
-    """Forward a search once another is in flight beside it (or after 5 s); count the most
-    in flight at once."""
+class InFlight:
+    """The searches a proxy fault is handling: how many now, and the most at once."""
+
+    def __init__(self) -> None:
+        self.now = self.most = 0
+        self.changed = threading.Condition()
+
+    @contextmanager
+    def one(self) -> Iterator[None]:
+        with self.changed:
+            self.now += 1
+            self.most = max(self.most, self.now)
+            self.changed.notify_all()
+        try:
+            yield
+        finally:
+            with self.changed:
+                self.now -= 1
+
+
+def overlapping(in_flight: InFlight) -> Fault:
+    """Forward a search once another is in flight beside it (or after 5 s)."""
 
     def act(exchange: Exchange) -> bool:
-        with lock:
-            counter["now"] += 1
-            counter["most"] = max(counter["most"], counter["now"])
-            lock.notify_all()
-            lock.wait_for(lambda: counter["now"] >= 2, timeout=5)
-        try:
+        with in_flight.one():
+            with in_flight.changed:
+                in_flight.changed.wait_for(lambda: in_flight.now >= 2, timeout=5)
             return exchange.send(*exchange.forward())
-        finally:
-            with lock:
-                counter["now"] -= 1
 
     return act
 
@@ -239,28 +252,21 @@ def test_the_next_cases_are_in_flight_while_the_current_one_runs(
     served_corpus: ReferenceServer, suite: Suite, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("TAGURU_API_TOKEN", TOKEN)
-    counter, lock = {"now": 0, "most": 0}, threading.Condition()
+    in_flight = InFlight()
     with FaultProxy(served_corpus.url) as proxy:
-        proxy.add(overlapping(counter, lock), "sources/search", times=None)
+        proxy.add(overlapping(in_flight), "sources/search", times=None)
         result = suite.run("--taguru-url", proxy.url, "--taguru-concurrency", "4", serve=False)
     assert result.ret == 0
-    assert counter["most"] >= 2
+    assert in_flight.most >= 2
 
 
-def slowed(counter: dict[str, int], lock: threading.Lock, delay_s: float) -> Fault:
-    """Forward a search ``delay_s`` late, as from a distant server; count the most in flight
-    at once."""
+def slowed(in_flight: InFlight, delay_s: float) -> Fault:
+    """Forward a search ``delay_s`` late, as from a distant server."""
 
     def act(exchange: Exchange) -> bool:
-        with lock:
-            counter["now"] += 1
-            counter["most"] = max(counter["most"], counter["now"])
-        try:
+        with in_flight.one():
             time.sleep(delay_s)
             return exchange.send(*exchange.forward())
-        finally:
-            with lock:
-                counter["now"] -= 1
 
     return act
 
@@ -274,15 +280,15 @@ def test_auto_opens_the_window_once_cases_are_seen_waiting_on_the_server(
     # The default, auto, judges the first cases one at a time; each waits 50 ms for its
     # answer, far more than its own work, so the window opens for the rest.
     write_suite(suite.path, 40)
-    counter, lock = {"now": 0, "most": 0}, threading.Lock()
+    in_flight = InFlight()
     with (
         ReferenceServer.from_import_files([suite.path / "corpus.ndjson"]) as server,
         FaultProxy(server.url) as proxy,
     ):
-        proxy.add(slowed(counter, lock, 0.05), "sources/search", times=None)
+        proxy.add(slowed(in_flight, 0.05), "sources/search", times=None)
         result = suite.run("--taguru-url", proxy.url, *flags, serve=False)
     assert result.ret == 0
-    assert (counter["most"] > 1) is pipelined
+    assert (in_flight.most > 1) is pipelined
 
 
 THREADS_SEEN_CONFTEST = """
