@@ -132,7 +132,9 @@ def main() -> None:
     parser.add_argument("--workers", default="0,2")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--latency-ms", type=float, default=5.0)
-    parser.add_argument("--quick", action="store_true", help="300 cases, levels 1,8, one round")
+    parser.add_argument(
+        "--quick", action="store_true", help="300 cases, levels auto,1,8, one round"
+    )
     args = parser.parse_args()
     if args.quick:
         args.cases, args.levels, args.rounds = 300, "auto,1,8", 1

@@ -210,22 +210,22 @@ MAX_CONCURRENCY = 64
 
 @dataclass(frozen=True)
 class ConcurrencyParser:
-    """``auto`` (the window opens when cases wait on the server), or a fixed window: one of
-    Rust's unsigned integers ``1..=maximum``; any other text is ``<flag> needs <needs>``."""
+    """``auto`` (the window opens when cases wait on the server), or a fixed window read by
+    ``fixed``, whose message (``<flag> needs <needs>``) names both."""
 
-    maximum: int
+    fixed: UnsignedParser
 
     @property
     def needs(self) -> str:
-        return f"auto or a whole number 1..={self.maximum}"
+        return self.fixed.needs
 
     def __call__(self, text: str | None, flag: str) -> Concurrency:
-        if text == "auto":
-            return AUTO_CONCURRENCY
-        return Concurrency(UnsignedParser(self.needs, 1, self.maximum)(text, flag))
+        return AUTO_CONCURRENCY if text == "auto" else Concurrency(self.fixed(text, flag))
 
 
-parse_concurrency = ConcurrencyParser(MAX_CONCURRENCY)
+parse_concurrency = ConcurrencyParser(
+    UnsignedParser(f"auto or a whole number 1..={MAX_CONCURRENCY}", 1, MAX_CONCURRENCY)
+)
 """``--taguru-concurrency``."""
 
 parse_alpha_flag = SpecParser("a significance level between 0 and 1", parse_alpha)

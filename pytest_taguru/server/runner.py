@@ -38,7 +38,8 @@ STOP_GRACE_S = 5
 """How long a stopping server lets the requests in progress finish (uvicorn's default: for
 ever)."""
 STOP_TIMEOUT_S = STOP_GRACE_S + 10.0
-"""How long ``stop()`` waits for the server's thread after the grace, before it says so."""
+"""How long ``stop()`` waits for the server's thread in all (the grace, then 10 s for the
+cancelled requests to unwind) before it says so."""
 
 
 class ImportFileError(Exception):
