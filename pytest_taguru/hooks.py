@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from pytest_taguru.core.bulk import SESSION_HEAP
 from pytest_taguru.gate_reports import GATE_REPORT_ATTRIBUTE, emit_gate_result
 from pytest_taguru.items import CaseItem, EvalFile
 from pytest_taguru.run.case_runner import RUNNER_KEY, CaseRegression, CaseRunner
@@ -34,6 +35,7 @@ class TaguruItems:
     def __init__(self, eval_file: Path) -> None:
         self.eval_file = eval_file
         self.order: RunOrder | None = None
+        SESSION_HEAP.begin()
 
     def pytest_collect_file(self, file_path: Path, parent: pytest.Collector) -> EvalFile | None:
         if file_path.resolve() == self.eval_file:
@@ -45,6 +47,7 @@ class TaguruItems:
         # trylast, registered before TaguruController: inside its wrapper, so the window is
         # closed before the controller concludes the run.
         self.order = RunOrder(session)
+        SESSION_HEAP.freeze()  # what collection left alive (reports, the run order) lives on too
         try:
             return (yield)
         finally:

@@ -1,6 +1,6 @@
 """Many small objects at once: building 100,000 eval cases' pydantic models (the memory and
-time a model costs beyond its values), and the reference server's store under Python's cycle
-collector."""
+time a model costs beyond its values), a session's items and the reference server's store under
+Python's cycle collector."""
 
 import gc
 import sys
@@ -44,6 +44,44 @@ def collector_paused() -> Iterator[None]:
     finally:
         if enabled:
             gc.enable()
+
+
+class SessionHeap:
+    """A pytest process's long-lived objects (the eval set, its items, the modules) kept out of
+    the cycle collector's passes from collection to the end of the session.
+
+    They live to the end anyway, and each full pass walked all of them: with 100,000 cases,
+    such passes took more than half of collecting them (pytest allocates for every item it
+    collects), and they kept coming while the cases ran. Frozen objects are still freed by
+    reference counting; only garbage cycles among them wait.
+
+    The freeze outlives the session: a process (pytest's console, an xdist worker) exits right
+    after, and giving the heap back first cost more than the whole collection (the collector's
+    last passes and the interpreter's exit walking 100,000 items). A process that runs another
+    session in-process (``pytest.main``, pytester) gets the previous freeze given back when the
+    next one begins, so at most one session's garbage cycles wait. When something else froze
+    objects first, the freeze is left to it.
+    """
+
+    def __init__(self) -> None:
+        self._frozen = False  # the permanent generation holds this heap's freeze
+
+    def begin(self) -> None:
+        """A session begins: the freeze a previous session of this process left is given back."""
+        if self._frozen:
+            gc.unfreeze()
+            self._frozen = False
+
+    def freeze(self) -> None:
+        """Move everything alive now out of the collector's reach (again after a first time:
+        what was made since)."""
+        if self._frozen or gc.get_freeze_count() == 0:
+            gc.freeze()
+            self._frozen = True
+
+
+SESSION_HEAP = SessionHeap()
+"""The process's one session heap (the collector's generations are the process's)."""
 
 
 YOUNG_COLLECTION_THRESHOLD = 50_000
