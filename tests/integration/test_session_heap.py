@@ -4,6 +4,7 @@ given back when the next in-process session begins. Its items keep one shared ke
 
 import gc
 import json
+from collections.abc import Iterator
 
 import pytest
 from e2e import CASE_IDS, Suite
@@ -29,7 +30,7 @@ def pytest_runtest_call(item):
 
 
 @pytest.fixture(autouse=True)
-def heap_given_back() -> None:
+def heap_given_back() -> Iterator[None]:
     """This process's heap is not left frozen for the tests that follow."""
     yield
     gc.unfreeze()
