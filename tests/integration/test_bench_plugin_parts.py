@@ -71,6 +71,18 @@ def test_trivial_items_and_the_loop_clock_in_a_measured_child(
         workspace.run(workspace.pytest("--no-such-flag"))
 
 
+def test_each_measured_child_starts_without_the_pytest_cache_left_before_it(
+    bench: dict[str, ModuleType], tmp_path: Path
+) -> None:
+    # A cache of node ids left by the run before costs the next run time and memory: a
+    # floor measured after the plugin's run would be inflated.
+    workspace = bench["workload"].Workspace(tmp_path)
+    workspace.run(workspace.trivial(_eval_file(tmp_path, 2)))
+    assert (tmp_path / ".pytest_cache" / "v" / "cache" / "nodeids").is_file()
+    sees_cache = "import os, sys; sys.exit(3 if os.path.exists('.pytest_cache') else 0)"
+    assert workspace.run([sys.executable, "-c", sees_cache]).status == 0
+
+
 def test_search_body_is_the_plugins_six_keys(bench: dict[str, ModuleType]) -> None:
     body = bench["workload"].search_body({"query": "米", "options": {"limit": 1000}})
     assert body == (
