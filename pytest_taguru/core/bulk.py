@@ -58,9 +58,11 @@ class SessionHeap:
     The freeze outlives the session: a process (pytest's console, an xdist worker) exits right
     after, and giving the heap back first cost about 3.5 s at 100,000 cases, most of what
     collecting them takes (the collector's last passes and the interpreter's exit walking every
-    item). A process that runs another session in-process (``pytest.main``, pytester) gets the
-    previous freeze given back when the next one begins, so at most one session's garbage
-    cycles wait. When something else froze objects first, the freeze is left to it.
+    item). A process that runs another evaluation session in-process (``pytest.main``,
+    pytester) gets the previous freeze given back when that one begins, so at most one
+    session's garbage cycles wait; a later session that runs no eval cases (the plugin is
+    inert there and imports nothing) leaves it frozen. When something else froze objects
+    first, the freeze is left to it.
     """
 
     def __init__(self) -> None:
