@@ -5,19 +5,24 @@ protocol on a loopback port, in a thread of the benchmark's process): the prefli
 the post-run context read and one canned ``sources/search`` answer for every search. The
 canned bodies are recorded from the reference server itself (:func:`record_answers`), so the
 client reads exactly the shapes a real run reads. :func:`bare_search_seconds` is the floor
-of a search: a plain ``http.client`` loop on one kept-alive connection.
+of a search: a plain ``http.client`` loop on one kept-alive connection;
+:func:`client_cpu_per_call` is what one search costs the caller's CPU, through the plugin's
+own client and through that bare loop.
 """
 
 import asyncio
 import http.client
+import json
+import statistics
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from urllib.parse import quote
 
 import httpx
 
+from pytest_taguru.run.client import TaguruClient
 from pytest_taguru.server.runner import ReferenceServer
 
 _HEAD = (
@@ -157,3 +162,50 @@ def bare_search_seconds(url: str, context: str, bodies: Sequence[bytes]) -> list
     finally:
         connection.close()
     return timings
+
+
+@dataclass(frozen=True)
+class ClientCpu:
+    """CPU seconds of the calling thread per ``sources/search`` call, median of rounds."""
+
+    plugin: float  # ``TaguruClient.post_json``: httpx, the deadline, the envelope rule
+    bare: float  # ``http.client`` and ``json.loads``
+
+
+def client_cpu_per_call(
+    url: str, context: str, body: bytes, calls: int = 2_000, rounds: int = 3
+) -> ClientCpu:
+    """Each client's own CPU per call (``time.thread_time``: a fake serving from a thread of
+    this process is not counted), the two alternated ``rounds`` times after a warm-up."""
+    request = json.loads(body)
+    segments = ("contexts", context, "sources", "search")
+    host, _, port = url.removeprefix("http://").partition(":")
+    path = f"/contexts/{quote(context, safe='')}/sources/search"
+    headers = {"content-type": "application/json"}
+    plugin, bare = [], []
+    with TaguruClient(url) as client:
+        connection = http.client.HTTPConnection(host, int(port))
+        try:
+
+            def through_plugin() -> None:
+                client.post_json(segments, request)
+
+            def through_bare() -> None:
+                connection.request("POST", path, body, headers)
+                json.loads(connection.getresponse().read())
+
+            for _ in range(rounds):
+                plugin.append(_cpu_per_call(through_plugin, calls))
+                bare.append(_cpu_per_call(through_bare, calls))
+        finally:
+            connection.close()
+    return ClientCpu(statistics.median(plugin), statistics.median(bare))
+
+
+def _cpu_per_call(call: Callable[[], None], calls: int) -> float:
+    for _ in range(calls // 10):
+        call()
+    started = time.thread_time()
+    for _ in range(calls):
+        call()
+    return (time.thread_time() - started) / calls

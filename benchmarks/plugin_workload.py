@@ -1,8 +1,9 @@
 """The benchmark's workload: data files written deterministically and processes run as a user
 runs them (``pytest``, ``taguru-evaluate``, the reference server), timed and measured.
 
-Every child's wall time is taken around it; its peak RSS comes from ``os.wait4`` on that very
-child (Linux ``ru_maxrss``, KiB), so no other process's peak can mask it. Child output goes
+Every child's wall time is taken around it; its peak RSS is what a pytest child wrote of its
+own (``run_clock``: ``VmHWM``), otherwise ``os.wait4``'s ``ru_maxrss`` for that very child
+(KiB), which on Linux starts from the benchmark's own size at the fork. Child output goes
 to a log file in the workspace; a failing child's tail is shown. Every child starts without a
 pytest cache, as a run in a clean CI checkout does: a cache left by the child before would
 make the next one pay for reading it (100,000 node ids cost pytest about 30 MB and 4 s).
@@ -57,8 +58,9 @@ class Workspace:
         """Run ``argv`` in the workspace; a status outside ``expect`` raises with its log."""
         self._runs += 1
         log, clock = self.path(f"run{self._runs}.log"), self.path(f"run{self._runs}.clock")
+        peak = self.path(f"run{self._runs}.peak")
         shutil.rmtree(self.path(".pytest_cache"), ignore_errors=True)
-        env = {**os.environ, "BENCH_RUN_CLOCK": str(clock)}
+        env = {**os.environ, "BENCH_RUN_CLOCK": str(clock), "BENCH_RUN_PEAK": str(peak)}
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(BENCHMARKS), env.get("PYTHONPATH")]))
         with log.open("wb") as output:
             started = time.perf_counter()
@@ -70,7 +72,8 @@ class Workspace:
             tail = log.read_text("utf-8", errors="replace")[-3000:]
             raise RuntimeError(f"{' '.join(argv[:6])} … exited {status}:\n{tail}")
         seconds = float(clock.read_text()) if clock.exists() else None
-        return Finished(wall, usage.ru_maxrss / 1024, status, seconds)
+        peak_kib = int(peak.read_text()) if peak.exists() else usage.ru_maxrss
+        return Finished(wall, peak_kib / 1024, status, seconds)
 
     def pytest(self, *args: str) -> list[str]:
         """``pytest`` in the workspace with the loop clock, its own ini and no random order

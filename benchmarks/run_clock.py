@@ -1,14 +1,39 @@
 """pytest plugin for the benchmark: the seconds from the start of the run loop to the end of
 the session's finish (cases run, artifact written), written to ``$BENCH_RUN_CLOCK``. Startup,
-collection and the plugin's preflight stay out; on pytest-xdist only the controller writes."""
+collection and the plugin's preflight stay out; on pytest-xdist only the controller writes.
 
+At exit the process also writes its own peak RSS (``VmHWM``, KiB) to ``$BENCH_RUN_PEAK``:
+a child's ``ru_maxrss`` starts from its parent's at the fork, so a small child of a large
+benchmark process would read the parent's size."""
+
+import atexit
 import os
 import time
 from collections.abc import Generator
+from pathlib import Path
 
 import pytest
 
 _started: list[float] = []
+_worker: list[bool] = []  # a pytest-xdist worker's peak is not the controller's
+
+
+def _write_peak() -> None:
+    target = os.environ.get("BENCH_RUN_PEAK")
+    if not target or _worker:
+        return
+    for line in Path("/proc/self/status").read_text("ascii").splitlines():
+        if line.startswith("VmHWM:"):
+            Path(target).write_text(line.split()[1] + "\n", encoding="ascii")
+
+
+if Path("/proc/self/status").exists():
+    atexit.register(_write_peak)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if hasattr(config, "workerinput"):
+        _worker.append(True)
 
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)

@@ -88,3 +88,29 @@ def test_search_body_is_the_plugins_six_keys(bench: dict[str, ModuleType]) -> No
     assert body == (
         '{"query":"米","limit":1000,"semantic_floor":null,"tags":[],"since":null,"until":null}'
     ).encode()
+
+
+def test_client_cpu_counts_each_clients_own_calls(
+    bench: dict[str, ModuleType], sources: dict[str, str]
+) -> None:
+    answers = bench["fake"].record_answers("bench", sources, "酒造と米")
+    body = bench["workload"].search_body({"query": "酒造と米"})
+    with bench["fake"].InstantTaguru("bench", answers) as fake:
+        spent = bench["fake"].client_cpu_per_call(fake.url, "bench", body, calls=50, rounds=1)
+    # Both clients did real work on this thread; an answer the envelope rule refuses (the
+    # plugin's client raising on it) would have ended the measurement instead.
+    assert 0.0 < spent.bare < 0.05 and 0.0 < spent.plugin < 0.05
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads /proc (Linux)")
+def test_a_pytest_childs_peak_is_its_own_not_the_benchmarks(
+    bench: dict[str, ModuleType], tmp_path: Path
+) -> None:
+    # A forked child's ru_maxrss starts from its parent's: grow this process well past what
+    # a one-item pytest needs, and the child's figure must not follow it.
+    ballast = bytearray(400 * 1024 * 1024)
+    ballast[::4096] = b"x" * len(ballast[::4096])
+    workspace = bench["workload"].Workspace(tmp_path)
+    finished = workspace.run(workspace.trivial(_eval_file(tmp_path, 1)))
+    del ballast
+    assert 10.0 < finished.rss_mb < 300.0
