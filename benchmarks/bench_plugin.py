@@ -14,7 +14,6 @@ on an idle 2-core machine); each group's own time is printed after its rows.
 """
 
 import argparse
-import itertools
 import os
 import shutil
 import statistics
@@ -173,22 +172,22 @@ def per_case_rows(ws: Workspace, sizes: Sizes) -> None:
 # --- the controller at scale, against the instant fake ---------------------------------------
 
 
+def scale_case(number: int) -> dict[str, object]:
+    """Case ``number`` of the controller's eval set: one search, one labelled source."""
+    return {
+        "case_id": f"case-{number:06d}",
+        "query": f"酒造と米 {number}",
+        "expected_sources": [{"source": f"doc/{number % 50:03d}.md", "relevance": 2}],
+    }
+
+
 def controller_rows(ws: Workspace, sizes: Sizes) -> None:
     sources = {f"doc/{number:03d}.md": f"段落{number}の本文、酒造と米。" for number in range(50)}
     base = record_answers(CONTEXT, sources, "酒造と米")
     head = record_answers(CONTEXT, dict(reversed(sources.items())), "本文の米")
     count = sizes.scale_cases
-    cases = (
-        {
-            "case_id": f"case-{number:06d}",
-            "query": f"酒造と米 {number}",
-            "expected_sources": [{"source": f"doc/{number % 50:03d}.md", "relevance": 2}],
-        }
-        for number in range(count)
-    )
-    first = next(cases)
-    cases = itertools.chain([first], cases)
-    eval_file = ws.write_lines("scale.jsonl", [header("scale"), *cases])
+    eval_file = ws.write_lines("scale.jsonl", [header("scale"), *map(scale_case, range(count))])
+    first = scale_case(0)
     scale = f"{count:,} cases"
     with InstantTaguru(CONTEXT, base) as fake:
         plugin = ws.run(ws.plugin(eval_file, fake.url, "base.json", "--collect-only"))

@@ -7,7 +7,7 @@ canned bodies are recorded from the reference server itself (:func:`record_answe
 client reads exactly the shapes a real run reads. :func:`bare_search_seconds` is the floor
 of a search: a plain ``http.client`` loop on one kept-alive connection;
 :func:`client_cpu_per_call` is what one search costs the caller's CPU, through the plugin's
-own client and through that bare loop.
+own client and through that bare client (:class:`BareSearch`).
 """
 
 import asyncio
@@ -17,6 +17,7 @@ import statistics
 import threading
 import time
 from collections.abc import Callable, Sequence
+from contextlib import closing
 from dataclasses import dataclass
 from urllib.parse import quote
 
@@ -143,24 +144,34 @@ class InstantTaguru:
         self._thread.join()
 
 
+class BareSearch:
+    """``sources/search`` over one kept-alive ``http.client`` connection: the floor's client."""
+
+    def __init__(self, url: str, context: str) -> None:
+        host, _, port = url.removeprefix("http://").partition(":")
+        self.connection = http.client.HTTPConnection(host, int(port))
+        self.path = f"/contexts/{quote(context, safe='')}/sources/search"
+
+    def send(self, body: bytes) -> tuple[int, bytes]:
+        """One call: the answer's status and its whole body."""
+        self.connection.request("POST", self.path, body, {"content-type": "application/json"})
+        response = self.connection.getresponse()
+        return response.status, response.read()
+
+    def close(self) -> None:
+        self.connection.close()
+
+
 def bare_search_seconds(url: str, context: str, bodies: Sequence[bytes]) -> list[float]:
     """Each ``sources/search`` call's wall time, sent one after another on one connection."""
-    host, _, port = url.removeprefix("http://").partition(":")
-    connection = http.client.HTTPConnection(host, int(port))
-    path = f"/contexts/{quote(context, safe='')}/sources/search"
-    headers = {"content-type": "application/json"}
     timings = []
-    try:
+    with closing(BareSearch(url, context)) as bare:
         for body in bodies:
             started = time.perf_counter()
-            connection.request("POST", path, body, headers)
-            response = connection.getresponse()
-            response.read()
+            status, _ = bare.send(body)
             timings.append(time.perf_counter() - started)
-            if response.status != 200:
-                raise RuntimeError(f"sources/search answered {response.status}")
-    finally:
-        connection.close()
+            if status != 200:
+                raise RuntimeError(f"sources/search answered {status}")
     return timings
 
 
@@ -169,7 +180,7 @@ class ClientCpu:
     """CPU seconds of the calling thread per ``sources/search`` call, median of rounds."""
 
     plugin: float  # ``TaguruClient.post_json``: httpx, the deadline, the envelope rule
-    bare: float  # ``http.client`` and ``json.loads``
+    bare: float  # ``BareSearch`` and ``json.loads``
 
 
 def client_cpu_per_call(
@@ -179,27 +190,19 @@ def client_cpu_per_call(
     this process is not counted), the two alternated ``rounds`` times after a warm-up."""
     request = json.loads(body)
     segments = ("contexts", context, "sources", "search")
-    host, _, port = url.removeprefix("http://").partition(":")
-    path = f"/contexts/{quote(context, safe='')}/sources/search"
-    headers = {"content-type": "application/json"}
-    plugin, bare = [], []
-    with TaguruClient(url) as client:
-        connection = http.client.HTTPConnection(host, int(port))
-        try:
+    plugin, bare_cpu = [], []
+    with TaguruClient(url) as client, closing(BareSearch(url, context)) as bare:
 
-            def through_plugin() -> None:
-                client.post_json(segments, request)
+        def through_plugin() -> None:
+            client.post_json(segments, request)
 
-            def through_bare() -> None:
-                connection.request("POST", path, body, headers)
-                json.loads(connection.getresponse().read())
+        def through_bare() -> None:
+            json.loads(bare.send(body)[1])
 
-            for _ in range(rounds):
-                plugin.append(_cpu_per_call(through_plugin, calls))
-                bare.append(_cpu_per_call(through_bare, calls))
-        finally:
-            connection.close()
-    return ClientCpu(statistics.median(plugin), statistics.median(bare))
+        for _ in range(rounds):
+            plugin.append(_cpu_per_call(through_plugin, calls))
+            bare_cpu.append(_cpu_per_call(through_bare, calls))
+    return ClientCpu(statistics.median(plugin), statistics.median(bare_cpu))
 
 
 def _cpu_per_call(call: Callable[[], None], calls: int) -> float:

@@ -15,25 +15,20 @@ from pathlib import Path
 import pytest
 
 _started: list[float] = []
-_worker: list[bool] = []  # a pytest-xdist worker's peak is not the controller's
 
 
 def _write_peak() -> None:
     target = os.environ.get("BENCH_RUN_PEAK")
-    if not target or _worker:
+    if not target or "PYTEST_XDIST_WORKER" in os.environ:  # a worker's peak is not the run's
         return
     for line in Path("/proc/self/status").read_text("ascii").splitlines():
         if line.startswith("VmHWM:"):
             Path(target).write_text(line.split()[1] + "\n", encoding="ascii")
+            return
 
 
 if Path("/proc/self/status").exists():
     atexit.register(_write_peak)
-
-
-def pytest_configure(config: pytest.Config) -> None:
-    if hasattr(config, "workerinput"):
-        _worker.append(True)
 
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)
